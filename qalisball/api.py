@@ -1,0 +1,170 @@
+"""The HTTP API of API.md: thin handlers — authorise, validate, hand to the service, answer.
+
+Checks run in API.md's order: 401/403, 404, 400, 409 ``conflict``, 409 ``rule``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from .rules.errors import InvalidEvent, RuleViolation
+from .schemas import MatchSchema, parse_event
+from .service import Conflict, Match, MatchService, NotFound
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+REFEREE = frozenset({"referee"})
+ASSISTANTS = frozenset({"referee", "assistant1", "assistant2"})
+REFEREE_SCORER = frozenset({"referee", "scorer"})
+# API.md's "who" column.
+WHO: dict[str, frozenset[str]] = {
+    "coin_toss": REFEREE,
+    "period_start": REFEREE,
+    "period_end": REFEREE,
+    "clock": REFEREE_SCORER,
+    "restart_taken": REFEREE,
+    "goal": ASSISTANTS,
+    "violation": REFEREE,  # assistants too, for the kinds below (4.3)
+    "foul": REFEREE,
+    "card": REFEREE,
+    "substitution": REFEREE_SCORER,
+    "injury": REFEREE,
+    "steal": REFEREE,
+    "catch": REFEREE,
+    "attack": REFEREE,
+    "shot_missed": ASSISTANTS,
+    "shootout_start": REFEREE,
+    "shootout_kick": REFEREE,
+    "abandon": REFEREE,
+    "void": REFEREE,
+}
+ASSISTANT_VIOLATIONS = frozenset({"ball_out_side", "ball_out_end", "ball_in_area", "player_in_area"})
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.error, self.message, self.extra = status, error, message, extra
+
+
+def service() -> MatchService:
+    svc: MatchService = current_app.extensions["qalisball"]
+    return svc
+
+
+def _token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header[len("Bearer ") :].strip() or None
+    return None
+
+
+def _is_organiser(token: str | None) -> bool:
+    admin = current_app.config["ADMIN_TOKEN"]
+    return bool(token) and secrets.compare_digest(str(token), admin)
+
+
+def _json_body() -> Any:
+    body = request.get_json(silent=True)
+    if body is None:
+        raise ApiError(400, "invalid", "the body is not valid JSON", fields={"_schema": ["not valid JSON"]})
+    return body
+
+
+@bp.errorhandler(ApiError)
+def _api_error(exc: ApiError) -> tuple[Response, int]:
+    return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> tuple[Response, int]:
+    code = exc.code or 500
+    name = {404: "not_found", 405: "method_not_allowed"}.get(code, "error")
+    return jsonify({"error": name, "message": exc.description}), code
+
+
+@bp.post("/matches")
+def create_match() -> tuple[Response, int]:
+    token = _token()
+    if not token:
+        raise ApiError(401, "unauthorized", "creating a match needs the organiser token")
+    if not _is_organiser(token):
+        raise ApiError(401, "unauthorized", "that is not the organiser token")
+    body = _json_body()
+    try:
+        data = MatchSchema().load(body)
+    except ValidationError as exc:
+        raise ApiError(400, "invalid", "the match does not fit the schema", fields=exc.normalized_messages()) from exc
+    m = service().create(data)
+    return jsonify({"id": m.id, "tokens": m.tokens}), 201
+
+
+@bp.get("/matches")
+def list_matches() -> Response:
+    svc = service()
+    return jsonify([svc.summary(m) for m in svc.matches.values()])
+
+
+def _match(match_id: str) -> Match:
+    try:
+        return service().get(match_id)
+    except NotFound as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+
+
+@bp.get("/matches/<match_id>")
+def get_match(match_id: str) -> Response:
+    return jsonify(service().state(_match(match_id)))
+
+
+@bp.get("/matches/<match_id>/events")
+def get_events(match_id: str) -> Response:
+    return jsonify(service().log(_match(match_id)))
+
+
+@bp.post("/matches/<match_id>/events")
+def post_event(match_id: str) -> tuple[Response, int]:
+    svc = service()
+    token = _token()
+    m = svc.matches.get(match_id)
+    role = m.role_of(token) if m is not None else None
+    if role is None:
+        if _is_organiser(token):
+            raise ApiError(403, "forbidden", "the organiser token does not officiate: use a role token")
+        raise ApiError(401, "unauthorized", "no token, or a token that is not valid for this match")
+    assert m is not None
+    body = _json_body()
+    _authorise(role, body)
+    try:
+        parsed = parse_event(body)
+        outcome = svc.submit(m, role, body, parsed)
+    except ValidationError as exc:
+        raise ApiError(400, "invalid", "the event does not fit the schema", fields=exc.normalized_messages()) from exc
+    except InvalidEvent as exc:
+        raise ApiError(400, "invalid", str(exc), fields=exc.fields) from exc
+    except NotFound as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+    except Conflict as exc:
+        raise ApiError(409, "conflict", str(exc), seq=m.seq) from exc
+    except RuleViolation as exc:
+        raise ApiError(409, "rule", exc.message, rule=exc.rule) from exc
+    if outcome.entry is not None:
+        current_app.extensions["qalisball_live"].broadcast(m.id, outcome.entry.public(), outcome.state)
+    return jsonify(outcome.body), outcome.status
+
+
+def _authorise(role: str, body: Any) -> None:
+    """API.md's "who" column (403). Unknown types fall through to validation (400)."""
+    if not isinstance(body, dict) or body.get("type") not in WHO:
+        return
+    kind = body["type"]
+    if role in WHO[kind]:
+        return
+    if kind == "violation" and role in ASSISTANTS and body.get("kind") in ASSISTANT_VIOLATIONS:
+        return
+    raise ApiError(403, "forbidden", f"the {role} may not log a {kind}")

@@ -1,0 +1,714 @@
+"""The rule book as a state machine: ``apply(state, event, now) -> state``.
+
+Every refusal raises ``RuleViolation`` naming the rule (SPEC.md, API.md error ``rule``); an event
+naming something the match does not have raises ``InvalidEvent``. ``now`` is the server's time in
+milliseconds (the engine has no clock of its own, STYLE.md): it drives the game clock (3.1) and the
+30-second return after a goal (7.2). Section numbers in comments are the rule book's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import singledispatch
+from typing import Any
+
+from . import field as geo
+from . import shootout as so
+from .common import Side, Team, other_team
+from .errors import InvalidEvent, RuleViolation
+from .events import (
+    Abandon,
+    Attack,
+    Card,
+    Catch,
+    ClockChange,
+    CoinToss,
+    Event,
+    Foul,
+    Goal,
+    Injury,
+    PeriodEnd,
+    PeriodStart,
+    RestartTaken,
+    ShootoutKick,
+    ShootoutStart,
+    ShotMissed,
+    Steal,
+    Substitution,
+    Violation,
+    Void,
+)
+from .state import HALVES, MatchSetup, MatchState, Restart, RestartType, Stoppage, initial_state
+
+# The rule that governs taking each restart type: cited when the wrong team or player takes it.
+RESTART_RULE: dict[RestartType, str] = {
+    "kickoff": "5.2",
+    "end_line": "10.4",
+    "side_line": "10.5",
+    "free_kick": "10.6",
+    "penalty": "10.8",
+}
+RESTART_WORDS: dict[RestartType, str] = {
+    "kickoff": "kickoff",
+    "end_line": "end-line ball",
+    "side_line": "side-line ball",
+    "free_kick": "free kick",
+    "penalty": "penalty",
+}
+# A tapped spot may be a little off the area line on a tablet: an area entry within this distance
+# of the area still counts (metres).
+AREA_TAP_TOLERANCE = 0.5
+# Events still accepted once a half's time is up: ending the half and administrative events (SPEC §2).
+_AFTER_TIME_UP = (PeriodEnd, Card, Substitution, ClockChange, Abandon, Injury)
+
+
+# --------------------------------------------------------------------------------------------
+# Public entry points
+
+
+def apply(state: MatchState, event: Event, now: int) -> MatchState:
+    """Return the state after ``event`` at server time ``now``; ``state`` itself never changes."""
+    new = state.copy()
+    _apply_in_place(new, event, now)
+    return new
+
+
+def replay(setup: MatchSetup, entries: Iterable[tuple[int, Event, int]]) -> MatchState:
+    """The state after the non-voided events ``(seq, event, now)``, in order (SPEC D8).
+
+    Raises ``ReplayError`` naming the first event that the rules no longer allow.
+    """
+    state = initial_state(setup)
+    for seq, event, now in entries:
+        try:
+            _apply_in_place(state, event, now)
+        except (RuleViolation, InvalidEvent) as exc:
+            raise ReplayError(seq, event, exc) from exc
+    return state
+
+
+class ReplayError(Exception):
+    """An event of the log that would be refused in a replay (after a void, for example)."""
+
+    def __init__(self, seq: int, event: Event, cause: RuleViolation | InvalidEvent) -> None:
+        self.seq, self.event, self.cause = seq, event, cause
+        self.rule = cause.rule if isinstance(cause, RuleViolation) else "D8"
+        super().__init__(f"event {seq} ({event.type}) would be refused: {cause}")
+
+
+def time_up(state: MatchState, now: int) -> bool:
+    """A half's time is up (3.1): play is dead, no restart pending (10.2)."""
+    return state.phase in HALVES and state.clock.elapsed(now) >= state.clock.length_ms
+
+
+def check_references(setup: MatchSetup, event: Event) -> None:
+    """Every shirt number an event names must be on that team's roster (HTTP 400, not 409)."""
+    team: Team | None = getattr(event, "team", None)
+    bad: dict[str, list[str]] = {}
+
+    def need(name: str, t: Team, number: int | None) -> None:
+        if number is not None and setup.team(t).player(number) is None:
+            bad.setdefault(name, []).append(f"no player #{number} on {t}'s roster")
+
+    if team is not None:
+        for name in ("player", "out", "in_"):
+            need("in" if name == "in_" else name, team, getattr(event, name, None))
+    if isinstance(event, Catch) and team is not None:
+        need("caught", other_team(team), event.caught)
+    if isinstance(event, ShootoutStart):
+        for t, numbers in event.takers:
+            for n in numbers:
+                need(f"takers.{t}", t, n)
+    if bad:
+        raise InvalidEvent(bad)
+
+
+def substitution_refusal(state: MatchState, team: Team, now: int) -> RuleViolation | None:
+    """Why an ordinary substitution (a player off, another on) for ``team`` is refused now, if it is.
+
+    The initiative rule (11.1): at each stoppage the restarting team may substitute, the other only
+    after it; after a goal, before a kickoff and at half-time both freely (11.2); never at an injury
+    stoppage called during live play (11.3).
+    """
+    if state.phase not in ("scheduled", "first_half", "halftime", "second_half"):
+        return RuleViolation("11.1", f"no substitutions in the {_phase_words(state)}")
+    if state.phase in HALVES and state.ball == "live" and not time_up(state, now):
+        return RuleViolation("11.1", "substitutions are made only while the ball is dead")
+    if state.phase in ("scheduled", "halftime") or time_up(state, now):
+        return None
+    if state.stoppage.kind == "injury":
+        return RuleViolation(
+            "11.3",
+            "no substitutions at an injury stoppage called during live play; "
+            "the injured player's team may bring a player on at its next chance to substitute",
+        )
+    restart = state.restart
+    if state.stoppage.kind == "free" or restart is None:
+        return None
+    if team == restart.team or restart.team in state.stoppage.substituted:
+        return None
+    return RuleViolation(
+        "11.1",
+        f"{team} has no restart at this stoppage and {restart.team} did not substitute: "
+        f"{team} may substitute after {restart.team} has substituted at this stoppage",
+    )
+
+
+def may_substitute(state: MatchState, team: Team, now: int) -> bool:
+    """True exactly when an ordinary substitution for ``team`` would be accepted now (SPEC §5.6)."""
+    if substitution_refusal(state, team, now) is not None:
+        return False
+    ts = state.teams[team]
+    return bool(ts.on_field) and bool(_eligible_bench(state, team))
+
+
+# --------------------------------------------------------------------------------------------
+# Dispatch
+
+
+def _apply_in_place(s: MatchState, event: Event, now: int) -> None:
+    if isinstance(event, Void):
+        raise TypeError("voids are applied by replaying the log without their target")
+    if s.phase == "abandoned":
+        raise RuleViolation("4.2", f"the match was abandoned ({s.abandon_reason})")
+    if time_up(s, now) and not isinstance(event, _AFTER_TIME_UP):
+        raise RuleViolation(
+            "3.1",
+            f"the {_phase_words(s)} is over (time up): end the half, or correct the clock, "
+            f"before logging a {event.type}",
+        )
+    _handle(event, s, now)
+
+
+@singledispatch
+def _handle(event: Event, s: MatchState, now: int) -> None:  # pragma: no cover - every type is registered
+    raise TypeError(f"no rule for event type {event.type}")
+
+
+# --------------------------------------------------------------------------------------------
+# Phases, coin toss, clock (3.1, 5.1, 5.3)
+
+
+@_handle.register
+def _coin_toss(ev: CoinToss, s: MatchState, now: int) -> None:
+    if s.phase != "scheduled":
+        raise RuleViolation("5.1", "the coin toss happens before the match starts")
+    if s.toss_kickoff is not None:
+        raise RuleViolation("5.1", "the coin has already been tossed: void that toss to redo it")
+    s.toss_kickoff, s.home_end_first_half = ev.kickoff, ev.home_end
+
+
+@_handle.register
+def _period_start(ev: PeriodStart, s: MatchState, now: int) -> None:
+    if s.phase == "scheduled":
+        if s.toss_kickoff is None:
+            raise RuleViolation("5.1", "toss the coin first: it decides who kicks off and the ends")
+        s.phase, s.period, kicker = "first_half", 1, s.toss_kickoff
+    elif s.phase == "halftime":
+        assert s.toss_kickoff is not None
+        # The second half: ends switched (3.1), kicked off by the other team (5.3).
+        s.phase, s.period, kicker = "second_half", 2, other_team(s.toss_kickoff)
+    else:
+        raise RuleViolation("3.1", f"a half cannot start during the {_phase_words(s)}")
+    s.clock.start(now, s.setup.rules.half_ms)
+    s.halftime_started_at = None
+    _stop(s, "free")  # before the kickoff both teams may substitute (11.2)
+    _give_restart(s, "kickoff", kicker, geo.centre_spot(s.setup.field))
+
+
+@_handle.register
+def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
+    if s.phase not in HALVES:
+        raise RuleViolation("3.1", f"no half is being played (the {_phase_words(s)})")
+    if not time_up(s, now):
+        left = s.clock.length_ms - s.clock.elapsed(now)
+        raise RuleViolation(
+            "3.1", f"the half has {_mmss(left)} left: it ends when its time is up (set the clock if it is wrong)"
+        )
+    s.clock.pause(now)
+    _stop(s, "free")
+    s.restart, s.possession, s.attacking = None, None, False
+    for t in s.teams:
+        s.teams[t].ma_team = None
+    if s.phase == "first_half":
+        s.phase, s.halftime_started_at = "halftime", now
+    elif s.score["home"] == s.score["away"]:
+        s.phase = "shootout"  # level after two halves: penalty shootout (3.2, 12)
+    else:
+        s.phase = "finished"
+        s.winner = "home" if s.score["home"] > s.score["away"] else "away"  # 1.3
+
+
+@_handle.register
+def _clock(ev: ClockChange, s: MatchState, now: int) -> None:
+    if s.phase not in HALVES:
+        raise RuleViolation("3.1", f"the game clock runs only during a half, not the {_phase_words(s)}")
+    c = s.clock
+    if ev.action == "pause":
+        if not c.running:
+            raise RuleViolation("3.1", "the clock is already paused")
+        c.pause(now)
+    elif ev.action == "resume":
+        if c.running:
+            raise RuleViolation("3.1", "the clock is already running")
+        if c.elapsed(now) >= c.length_ms:
+            raise RuleViolation("3.1", "the half's time is up: set the clock back before resuming it")
+        c.resume(now)
+    else:
+        assert ev.elapsed_ms is not None  # the schema requires it for "set"
+        if ev.elapsed_ms > c.length_ms:
+            raise InvalidEvent({"elapsed_ms": [f"must be at most the half's length, {c.length_ms} ms"]})
+        c.set(now, ev.elapsed_ms)
+
+
+@_handle.register
+def _abandon(ev: Abandon, s: MatchState, now: int) -> None:
+    if s.phase == "finished":
+        raise RuleViolation("4.2", "the match is already finished")
+    if s.phase in HALVES:
+        s.clock.pause(now)
+    s.phase, s.abandon_reason, s.ball, s.restart, s.possession = "abandoned", ev.reason, "dead", None, None
+
+
+# --------------------------------------------------------------------------------------------
+# Restarts and goals (5.2, 7, 10)
+
+
+@_handle.register
+def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
+    _require_half(s, "10.1", "a restart")
+    r = s.restart
+    if s.ball == "live" or r is None:
+        raise RuleViolation("10.1", "no restart is pending: the ball is in play")
+    rule, what = RESTART_RULE[r.type], RESTART_WORDS[r.type]
+    if ev.team != r.team:
+        raise RuleViolation(rule, f"the {what} is {r.team}'s, not {ev.team}'s")
+    ts = s.teams[ev.team]
+    if ev.player in ts.sent_off:
+        raise RuleViolation("D5", f"#{ev.player} of {ev.team} was sent off and takes no restart")
+    if ev.player not in ts.on_field:
+        raise RuleViolation(rule, f"#{ev.player} of {ev.team} is not on the field and cannot take the {what}")
+    if (ev.team, ev.player) in s.stoppage.came_on:
+        raise RuleViolation(
+            "11.2", f"#{ev.player} came on at this stoppage and may not take its {what}: choose another player"
+        )
+    s.ball, s.restart, s.restart_in_play = "live", None, r
+    # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
+    # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3).
+    for t in s.teams:
+        s.teams[t].replacements_due = 0
+
+
+@_handle.register
+def _goal(ev: Goal, s: MatchState, now: int) -> None:
+    _require_live(s, "7.1", "a goal")
+    if ev.player is not None and ev.player not in s.teams[ev.team].on_field:
+        raise RuleViolation("7.1", f"#{ev.player} of {ev.team} is not on the field")
+    if ev.direct and s.restart_in_play is not None and s.restart_in_play.type == "end_line":
+        raise RuleViolation("10.4", "a bottle knocked down straight from an end-line ball does not count")
+    s.score[ev.team] += 1
+    s.last_goal_at = now
+    _stop(s, "free")  # after a goal both teams may substitute (11.2)
+    # The team that conceded kicks off (5.3).
+    _give_restart(s, "kickoff", other_team(ev.team), geo.centre_spot(s.setup.field))
+
+
+# --------------------------------------------------------------------------------------------
+# Violations (8) — SPEC §3's call table
+
+
+@_handle.register
+def _violation(ev: Violation, s: MatchState, now: int) -> None:
+    _require_half(s, "8.1", "a violation")
+    if ev.kind == "restart":
+        _restart_violation(ev, s)
+        return
+    _require_live(s, "8.1", f"a {ev.kind.replace('_', ' ')} violation")
+    spot = _need_spot(ev.spot, f"a {ev.kind} violation")
+    f = s.setup.field
+    winner = other_team(ev.team)
+    if ev.kind == "ball_out_side":
+        if not f.side_lines:
+            raise RuleViolation("2.1", "this field has no side lines: no side-line ball can be called")
+        outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 8.2, 10.5
+    elif ev.kind in ("ball_out_end", "ball_in_area"):
+        # 8.2 / 8.4, 10.4: end-line ball at that end, behind the restart line on the event's side.
+        end = geo.nearest_end(f, spot)
+        side = geo.side_of(f, spot)
+        outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, end, side), end)
+    elif ev.kind == "ball_grounded":
+        if geo.area_at(f, spot) is not None:
+            raise RuleViolation("8.4", "the ball landed in a restricted area: call ball_in_area")
+        outcome = _free_kick(s, winner, spot)  # 8.3, 10.7
+    elif ev.kind == "caught":
+        outcome = _free_kick(s, winner, spot)  # 6.2, 8.6, 10.7
+    else:  # player_in_area (8.5)
+        area = geo.area_at(f, spot, AREA_TAP_TOLERANCE)
+        if area is None:
+            raise RuleViolation("8.5", "the spot is not in a restricted area: tap where the player entered it")
+        if area == s.defended_end(ev.team):
+            # His own area: a penalty for the other team, whoever had the ball (8.5, D9).
+            outcome = Restart("penalty", winner, geo.penalty_spot(f, area), area)
+        else:
+            # The opponents' area: end-line ball for the area's team at that end (D1).
+            outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, area, geo.side_of(f, spot)), area)
+        _stop(s)
+        _give(s, outcome)  # never forgiven by multiple attack opportunities (D7)
+        return
+    if not _forgive(s, ev.team, ev.player, spot):
+        _stop(s)
+        _give(s, outcome)
+
+
+def _restart_violation(ev: Violation, s: MatchState) -> None:
+    """8.7: the same restart at the same spot for the other team; a penalty becomes an end-line ball (D2)."""
+    pending = s.ball == "dead" and s.restart is not None
+    r = s.restart if pending else s.restart_in_play
+    if r is None:
+        raise RuleViolation("8.7", "no restart is being taken: a restart violation needs one")
+    if r.team != ev.team:
+        raise RuleViolation(
+            "8.7",
+            f"the restart is {r.team}'s; a defender inside 2.5 m is a foul (9.2), not a restart violation",
+        )
+    if _forgive(s, ev.team, ev.player, None):
+        return
+    if not pending:
+        _stop(s)
+    _give(s, _restart_for_opponents(s, r, ev.side))
+
+
+def _restart_for_opponents(s: MatchState, r: Restart, side: Side) -> Restart:
+    """The restart ``r`` handed to the other team (8.7, 10.4, 10.5 special cases; D2)."""
+    winner = other_team(r.team)
+    if r.type == "penalty":
+        assert r.end is not None
+        return Restart("end_line", winner, geo.end_line_restart_spot(s.setup.field, r.end, side), r.end)
+    if r.type == "free_kick":
+        return _free_kick(s, winner, r.spot)
+    return Restart(r.type, winner, r.spot, r.end)
+
+
+# --------------------------------------------------------------------------------------------
+# Fouls and cards (9, 10.4–10.7)
+
+
+@_handle.register
+def _foul(ev: Foul, s: MatchState, now: int) -> None:
+    if ev.card is not None and ev.player is None:
+        raise InvalidEvent({"player": ["a foul with a card must name the player"]})
+    red = ev.card == "red"
+    if s.phase in HALVES and s.ball == "live":
+        _live_foul(ev, s, red)
+    elif s.phase in HALVES and s.restart is not None:
+        r = s.restart
+        if ev.team == r.team:
+            # A foul by the team taking the restart (10.4, 10.5 special cases; D12).
+            if red or not _forgive(s, ev.team, ev.player, None):
+                _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
+        # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
+    elif ev.card is None:
+        raise RuleViolation("9.1", "no play to restart now: a foul at this time can only be punished with a card")
+    if ev.card is not None and ev.player is not None:
+        _show_card(s, ev.team, ev.player, ev.card)
+
+
+def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
+    spot = _need_spot(ev.spot, "a foul during play")
+    f = s.setup.field
+    winner = other_team(ev.team)
+    by_attackers = ev.team == s.possession
+    if ev.where != "field" and (by_attackers or ev.on_official):
+        raise RuleViolation(
+            "10.7",
+            "a foul by the team with the ball, or on an official, restarts with a free kick where the "
+            "ball was last touched: log it with where=field and that spot",
+        )
+    if ev.where == "beyond_side_line":
+        if not f.side_lines:
+            raise RuleViolation("2.1", "this field has no side lines: no side-line ball can be called")
+        outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 10.5
+    elif ev.where == "beyond_end_line":
+        end = geo.nearest_end(f, spot)
+        outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, end, geo.side_of(f, spot)), end)
+    else:
+        outcome = _free_kick(s, winner, spot)  # 10.6, 10.7
+    # An attacking foul may be forgiven (13.1), never one sent with a red card nor one on an official (D7).
+    if by_attackers and not red and not ev.on_official and _forgive(s, ev.team, ev.player, spot):
+        return
+    _stop(s)
+    _give(s, outcome)
+
+
+@_handle.register
+def _card(ev: Card, s: MatchState, now: int) -> None:
+    _show_card(s, ev.team, ev.player, ev.color)
+
+
+def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
+    """9.3: a second yellow is a red; a red sends the player off for the rest of the match (D5)."""
+    ts = s.teams[team]
+    if player in ts.sent_off:
+        raise RuleViolation("D5", f"#{player} of {team} has already been sent off")
+    if color == "yellow" and player not in ts.yellow:
+        ts.yellow.append(player)
+        return
+    if color == "yellow":
+        ts.yellow.append(player)  # kept twice: the record shows both yellows
+    ts.sent_off.append(player)
+    if player in ts.injured:
+        ts.injured.remove(player)
+    if player in ts.on_field:
+        ts.on_field.remove(player)
+        ts.replacements_due += 1  # 11.2; a bench player's red gives no replacement (9.3)
+
+
+# --------------------------------------------------------------------------------------------
+# Substitutions and injuries (11)
+
+
+@_handle.register
+def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
+    ts = s.teams[ev.team]
+    n = s.setup.starters
+    if ev.out is None:
+        if len(ts.on_field) >= n:
+            raise RuleViolation("11.1", f"{ev.team} already has {n} players on the field: name the player going off")
+        refusal = substitution_refusal(s, ev.team, now)
+        if ts.replacements_due > 0 and (refusal is None or refusal.rule == "11.1"):
+            ts.replacements_due -= 1  # the sent-off player's replacement, whatever the initiative (11.2)
+        elif refusal is not None:
+            raise refusal
+    else:
+        refusal = substitution_refusal(s, ev.team, now)
+        if refusal is not None:
+            raise refusal
+        if ev.out not in ts.on_field:
+            raise RuleViolation("11.1", f"#{ev.out} of {ev.team} is not on the field")
+    if ev.in_ in ts.sent_off:
+        raise RuleViolation("9.3", f"#{ev.in_} of {ev.team} was sent off and may not come back (D5)")
+    if ev.in_ in ts.on_field:
+        raise RuleViolation("11.1", f"#{ev.in_} of {ev.team} is already on the field")
+    if ev.out is not None:
+        ts.on_field[ts.on_field.index(ev.out)] = ev.in_
+    else:
+        ts.on_field.append(ev.in_)
+    if ev.in_ in ts.injured:
+        ts.injured.remove(ev.in_)
+    s.stoppage.substituted.add(ev.team)
+    s.stoppage.came_on.add((ev.team, ev.in_))
+
+
+@_handle.register
+def _injury(ev: Injury, s: MatchState, now: int) -> None:
+    if s.phase not in ("scheduled", "first_half", "halftime", "second_half"):
+        raise RuleViolation("11.3", f"no injuries are logged in the {_phase_words(s)}")
+    ts = s.teams[ev.team]
+    if ev.player not in ts.on_field:
+        raise RuleViolation("11.3", f"#{ev.player} of {ev.team} is not on the field")
+    live = s.phase in HALVES and s.ball == "live" and not time_up(s, now)
+    if live:
+        spot = _need_spot(ev.spot, "an injury stoppage during play")
+        holder = s.possession
+        assert holder is not None
+        _stop(s, "injury")
+        # A free kick for the team that had the ball, where it was last touched (11.3, 10.6).
+        _give(s, _free_kick(s, holder, spot))
+    # The injured player always leaves the field (11.3).
+    ts.on_field.remove(ev.player)
+    ts.injured.append(ev.player)
+
+
+# --------------------------------------------------------------------------------------------
+# Possession during play (6, 13.1 note)
+
+
+@_handle.register
+def _steal(ev: Steal, s: MatchState, now: int) -> None:
+    _require_live(s, "6.2", "a steal")
+    if s.possession == ev.team:
+        raise RuleViolation("6.2", f"{ev.team} already has the ball: a steal is by the other team")
+    s.restart_in_play = None
+    _gain_possession(s, ev.team)
+    s.attacking = False  # not yet attacking (13.1 note): the referee marks it with "attack"
+
+
+@_handle.register
+def _catch(ev: Catch, s: MatchState, now: int) -> None:
+    _require_live(s, "6.2", "a catch")
+    if s.possession == ev.team:
+        raise RuleViolation("6.2", f"{ev.team} has the ball: a catch is made by the defending team")
+    s.restart_in_play = None
+
+
+@_handle.register
+def _attack(ev: Attack, s: MatchState, now: int) -> None:
+    _require_live(s, "13.1", "an attack")
+    if s.possession != ev.team:
+        raise RuleViolation("13.1", f"{ev.team} does not have the ball")
+    s.attacking = True
+    s.restart_in_play = None
+
+
+@_handle.register
+def _shot_missed(ev: ShotMissed, s: MatchState, now: int) -> None:
+    _require_live(s, "6.1", "a missed shot")
+    if s.possession != ev.team:
+        raise RuleViolation("6.1", f"{ev.team} does not have the ball")
+    # With a spot, a missed shot is an error only when it would be forgiven (SPEC §6); otherwise it
+    # is statistics and play goes on.
+    if ev.spot is None or not _forgive(s, ev.team, ev.player, ev.spot):
+        s.restart_in_play = None
+
+
+# --------------------------------------------------------------------------------------------
+# Shootout (12)
+
+
+@_handle.register
+def _shootout_start(ev: ShootoutStart, s: MatchState, now: int) -> None:
+    if s.phase != "shootout":
+        raise RuleViolation("12.1", "a shootout follows a second half that ended level")
+    if s.shootout is not None:
+        raise RuleViolation("12.2", "the shootout has already started")
+    ineligible = {t: tuple(s.teams[t].sent_off) for t in s.teams}
+    takers = {t: ev.takers_of(t) for t in s.teams}
+    s.shootout = so.start(ev.first, takers, s.setup.rules.shootout_rounds, ineligible)
+
+
+@_handle.register
+def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
+    if s.phase != "shootout" or s.shootout is None:
+        raise RuleViolation("12.2", "no shootout is under way: record its toss and takers first")
+    nxt = s.shootout.next_kick()
+    if nxt is not None and nxt.team == ev.team and ev.scored and nxt.player in s.teams[ev.team].sent_off:
+        raise RuleViolation("D5", f"#{nxt.player} of {ev.team} was sent off: his kick is recorded as missed")
+    s.shootout = so.kick(s.shootout, ev.team, ev.scored)
+    if s.shootout.decided:
+        s.phase, s.winner = "finished", s.shootout.winner
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _require_half(s: MatchState, rule: str, what: str) -> None:
+    if s.phase not in HALVES:
+        raise RuleViolation(rule, f"{what} can only happen during a half, not the {_phase_words(s)}")
+
+
+def _require_live(s: MatchState, rule: str, what: str) -> None:
+    _require_half(s, rule, what)
+    if s.ball != "live":
+        pending = f" ({s.restart.team}'s {RESTART_WORDS[s.restart.type]} is pending)" if s.restart else ""
+        raise RuleViolation(rule, f"the ball is dead{pending}: {what} needs the ball in play (10.2)")
+
+
+def _need_spot(spot: tuple[float, float] | None, what: str) -> geo.Point:
+    if spot is None:
+        raise InvalidEvent({"spot": [f"{what} needs a spot"]})
+    return geo.Point(*spot)
+
+
+def _side_or_low(s: MatchState, spot: tuple[float, float] | None) -> Side:
+    return geo.side_of(s.setup.field, geo.Point(*spot)) if spot is not None else "low"
+
+
+def _free_kick(s: MatchState, team: Team, origin: geo.Point) -> Restart:
+    """A free kick for ``team``, moved out by the 3 m rule from the other team's area (10.8)."""
+    spot = geo.free_kick_spot(s.setup.field, origin, s.defended_end(other_team(team)))
+    return Restart("free_kick", team, spot)
+
+
+def _stop(s: MatchState, kind: Any = "normal") -> None:
+    """The ball becomes dead: a new stoppage begins (10.2)."""
+    s.ball, s.restart_in_play, s.stoppage = "dead", None, Stoppage(kind=kind)
+
+
+def _give(s: MatchState, restart: Restart) -> None:
+    _give_restart(s, restart.type, restart.team, restart.spot, restart.end)
+
+
+def _give_restart(s: MatchState, kind: RestartType, team: Team, spot: geo.Point, end: Any = None) -> None:
+    """Award a restart: its team has the ball and is in attacking state (13.1 note, 2)."""
+    _gain_possession(s, team)
+    s.attacking = True
+    s.restart = Restart(kind, team, spot, end)
+
+
+def _gain_possession(s: MatchState, team: Team) -> None:
+    """13.1: losing the ball loses the remaining opportunities; regaining it brings back the full K."""
+    if s.possession == team:
+        return
+    s.possession = team
+    ma = s.setup.rules.multi_attack
+    for t in s.teams:
+        ts = s.teams[t]
+        ts.ma_players = {n: ma.k for n in ma.designated(t)}
+        holds = (ma.mode == "teams" and t in ma.teams) or (
+            ma.mode == "trailing" and s.score[t] < s.score[other_team(t)]  # decided now
+        )
+        ts.ma_team = ma.k if t == team and holds else None
+
+
+def _forgive(s: MatchState, team: Team, player: int | None, spot: geo.Point | None) -> bool:
+    """Multiple attack opportunities (13.1): is this error by ``team`` forgiven? If so, restart its attack.
+
+    Forgiven while the team has the ball in attacking state and the holder has more than one
+    opportunity left: the attack restarts for the same team with a retake when the error was in
+    taking a restart, else a free kick where the ball was last touched (``spot``), 3 m rule applied.
+    """
+    if s.possession != team or not s.attacking:
+        return False
+    ma = s.setup.rules.multi_attack
+    ts = s.teams[team]
+    counter: Callable[[int], None]
+    if ma.mode == "players":
+        if player is None or player not in ts.ma_players or ts.ma_players[player] <= 1:
+            return False
+        counter = lambda n: ts.ma_players.__setitem__(player, n)  # noqa: E731
+        left = ts.ma_players[player]
+    elif ts.ma_team is not None and ts.ma_team > 1:
+        left = ts.ma_team
+        counter = lambda n: setattr(ts, "ma_team", n)  # noqa: E731
+    else:
+        return False
+    pending = s.ball == "dead" and s.restart is not None and s.restart.team == team
+    retake = s.restart if pending else s.restart_in_play
+    if retake is not None and retake.team == team:
+        restart = retake
+    else:
+        restart = _free_kick(s, team, geo.clamp_to_field(s.setup.field, _need_spot_point(spot)))
+    counter(left - 1)
+    if not pending:
+        _stop(s)
+    s.restart, s.attacking = restart, True
+    return True
+
+
+def _need_spot_point(spot: geo.Point | None) -> geo.Point:
+    if spot is None:
+        raise InvalidEvent({"spot": ["a forgiven error restarts where the ball was last touched: send that spot"]})
+    return spot
+
+
+def _eligible_bench(s: MatchState, team: Team) -> list[int]:
+    ts = s.teams[team]
+    return [n for n in s.setup.team(team).numbers if n not in ts.on_field and n not in ts.sent_off]
+
+
+def _phase_words(s: MatchState) -> str:
+    return {
+        "scheduled": "time before the match",
+        "first_half": "first half",
+        "halftime": "half-time break",
+        "second_half": "second half",
+        "shootout": "penalty shootout",
+        "finished": "finished match",
+        "abandoned": "abandoned match",
+    }[s.phase]
+
+
+def _mmss(ms: int) -> str:
+    sec = max(0, ms) // 1000
+    return f"{sec // 60}:{sec % 60:02d}"

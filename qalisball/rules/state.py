@@ -1,0 +1,205 @@
+"""The state of a match: what the engine replays the event log into.
+
+``MatchSetup`` is fixed at creation (rosters, field, rule set); ``MatchState`` changes with every
+event. The engine treats a state as a value: ``engine.apply`` copies it, changes the copy and returns
+it, so a refused event leaves the caller's state untouched.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .common import TEAMS, End, Team
+from .field import Field, Point
+from .shootout import Shootout
+
+Phase = Literal["scheduled", "first_half", "halftime", "second_half", "shootout", "finished", "abandoned"]
+RestartType = Literal["kickoff", "end_line", "side_line", "free_kick", "penalty"]
+MultiAttackMode = Literal["off", "players", "teams", "trailing"]
+# What kind of stoppage the current dead ball is, for the substitution rules of SPEC §5:
+# "free": both teams may substitute (after a goal, before a kickoff of a half, at half-time, 11.2);
+# "normal": the restarting team has the initiative (11.1);
+# "injury": an injury stoppage called during live play, no substitutions (11.3).
+StoppageKind = Literal["free", "normal", "injury"]
+
+HALVES: tuple[Phase, Phase] = ("first_half", "second_half")
+
+
+@dataclass(frozen=True)
+class Player:
+    number: int
+    name: str
+    gender: str | None = None
+
+
+@dataclass(frozen=True)
+class TeamSetup:
+    name: str
+    color: str
+    players: tuple[Player, ...]
+    starting: tuple[int, ...]
+
+    def player(self, number: int) -> Player | None:
+        for p in self.players:
+            if p.number == number:
+                return p
+        return None
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        return tuple(p.number for p in self.players)
+
+
+@dataclass(frozen=True)
+class MultiAttackRules:
+    """Chapter 13: who holds multiple attack opportunities, and how many (K)."""
+
+    mode: MultiAttackMode = "off"
+    k: int = 2
+    teams: tuple[Team, ...] = ()
+    players: tuple[tuple[Team, tuple[int, ...]], ...] = (("home", ()), ("away", ()))
+
+    def designated(self, team: Team) -> tuple[int, ...]:
+        return dict(self.players).get(team, ()) if self.mode == "players" else ()
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The configurable values of the rule book, in one place (3.1, 12.1, 13)."""
+
+    half_minutes: float = 30
+    halftime_minutes: float = 10
+    shootout_rounds: int = 4
+    multi_attack: MultiAttackRules = MultiAttackRules()
+
+    @property
+    def half_ms(self) -> int:
+        return round(self.half_minutes * 60_000)
+
+    @property
+    def halftime_ms(self) -> int:
+        return round(self.halftime_minutes * 60_000)
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    home: TeamSetup
+    away: TeamSetup
+    starters: int
+    field: Field
+    rules: RuleSet = RuleSet()
+
+    def team(self, team: Team) -> TeamSetup:
+        return self.home if team == "home" else self.away
+
+
+@dataclass
+class Clock:
+    """The server-owned game clock. Time is always passed in (``now``, server ms); never read here."""
+
+    length_ms: int
+    running: bool = False
+    base_ms: int = 0  # elapsed game time when ``anchor_ms`` was taken
+    anchor_ms: int = 0  # server time of the last start, resume or set
+
+    def elapsed(self, now: int) -> int:
+        if not self.running:
+            return self.base_ms
+        return self.base_ms + max(0, now - self.anchor_ms)
+
+    def start(self, now: int, length_ms: int) -> None:
+        self.length_ms, self.running, self.base_ms, self.anchor_ms = length_ms, True, 0, now
+
+    def pause(self, now: int) -> None:
+        self.base_ms, self.running, self.anchor_ms = min(self.elapsed(now), self.length_ms), False, now
+
+    def resume(self, now: int) -> None:
+        self.running, self.anchor_ms = True, now
+
+    def set(self, now: int, elapsed_ms: int) -> None:
+        self.base_ms, self.anchor_ms = elapsed_ms, now
+
+
+@dataclass(frozen=True)
+class Restart:
+    type: RestartType
+    team: Team
+    spot: Point
+    end: End | None = None  # the end of an end-line ball or penalty
+
+
+@dataclass
+class Stoppage:
+    """What has happened at the current dead ball, for the substitution rules (SPEC §5)."""
+
+    kind: StoppageKind = "free"
+    substituted: set[Team] = field(default_factory=set)
+    came_on: set[tuple[Team, int]] = field(default_factory=set)
+
+
+@dataclass
+class TeamState:
+    on_field: list[int]
+    sent_off: list[int] = field(default_factory=list)
+    yellow: list[int] = field(default_factory=list)
+    injured: list[int] = field(default_factory=list)  # left the field injured, not yet back
+    # Replacement rights from red cards to players on the field (11.2): one player on for nobody
+    # at a dead ball, whatever the initiative.
+    replacements_due: int = 0
+    # Multiple attack opportunities (13.1): the team's remaining count while it has the ball (or
+    # None when it holds none), and each designated player's remaining count.
+    ma_team: int | None = None
+    ma_players: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class MatchState:
+    setup: MatchSetup
+    teams: dict[Team, TeamState]
+    clock: Clock
+    phase: Phase = "scheduled"
+    period: int = 0
+    score: dict[Team, int] = field(default_factory=lambda: {"home": 0, "away": 0})
+    ball: Literal["live", "dead"] = "dead"
+    possession: Team | None = None
+    attacking: bool = False
+    restart: Restart | None = None
+    # The restart that last put the ball in play, while nothing else has happened since: a goal
+    # marked ``direct`` is straight from it (10.4) and a restart violation may still be called.
+    restart_in_play: Restart | None = None
+    stoppage: Stoppage = field(default_factory=Stoppage)
+    toss_kickoff: Team | None = None
+    home_end_first_half: End | None = None
+    last_goal_at: int | None = None  # server ms, for the 30 s return countdown (7.2)
+    halftime_started_at: int | None = None
+    shootout: Shootout | None = None
+    winner: Team | None = None
+    abandon_reason: str | None = None
+
+    def copy(self) -> MatchState:
+        setup = self.setup
+        clone = copy.deepcopy(self, memo={id(setup): setup})
+        return clone
+
+    def ends(self) -> dict[Team, End] | None:
+        from .field import defended_end
+
+        if self.home_end_first_half is None:
+            return None
+        period = 2 if self.period >= 2 else 1
+        return {t: defended_end(self.home_end_first_half, period, t) for t in TEAMS}
+
+    def defended_end(self, team: Team) -> End:
+        ends = self.ends()
+        assert ends is not None, "ends are known once the coin is tossed"
+        return ends[team]
+
+
+def initial_state(setup: MatchSetup) -> MatchState:
+    teams = {t: TeamState(on_field=list(setup.team(t).starting)) for t in TEAMS}
+    k = setup.rules.multi_attack.k
+    for t in TEAMS:
+        teams[t].ma_players = {n: k for n in setup.rules.multi_attack.designated(t)}
+    return MatchState(setup=setup, teams=teams, clock=Clock(length_ms=setup.rules.half_ms))

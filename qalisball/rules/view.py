@@ -1,0 +1,103 @@
+"""The public state of API.md (``GET /api/matches/<id>``), derived from a ``MatchState`` at a time.
+
+Everything time-dependent is computed here from ``now`` (server ms): the clock, the half's time
+being up (the ball is then dead with no restart, 3.1, 10.2), and the 30-second return after a goal
+(7.2). Field names are fixed by API.md; the extra ones are documented in docs/api-extras.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import TEAMS, Team
+from .engine import may_substitute, time_up
+from .state import HALVES, MatchState
+
+RETURN_AFTER_GOAL_MS = 30_000  # 7.2: both teams return to their halves within 30 s
+
+
+def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, Any]:
+    up = time_up(s, now)
+    restart = None if up else s.restart
+    possession = None if up else s.possession
+    ball = "dead" if up else s.ball
+    return {
+        "id": match_id,
+        "seq": seq,
+        "phase": s.phase,
+        "period": s.period,
+        "clock": _clock(s, now),
+        "score": dict(s.score),
+        "ball": ball,
+        "possession": possession,
+        "attacking": bool(possession is not None and s.attacking),
+        "restart": None
+        if restart is None
+        else {"type": restart.type, "team": restart.team, "spot": restart.spot.as_dict()},
+        "ends": s.ends(),
+        "teams": {t: _team(s, t, now, possession) for t in TEAMS},
+        "shootout": s.shootout.to_dict() if s.shootout is not None else None,
+        "winner": s.winner,
+        # Extras (docs/api-extras.md): what screens need beyond API.md's fields.
+        "server_time_ms": now,
+        "time_up": up,
+        "kickoff_team": s.toss_kickoff,
+        "return_countdown_ms": _return_countdown(s, now),
+        "abandon_reason": s.abandon_reason,
+        "restart_end": None if restart is None else restart.end,
+        "starters": s.setup.starters,
+        "field": {
+            "length": s.setup.field.length,
+            "width": s.setup.field.width,
+            "side_lines": s.setup.field.side_lines,
+        },
+    }
+
+
+def _clock(s: MatchState, now: int) -> dict[str, Any]:
+    c = s.clock
+    if s.phase in HALVES:
+        return {
+            "running": c.running and not time_up(s, now),
+            "elapsed_ms": min(c.elapsed(now), c.length_ms),
+            "length_ms": c.length_ms,
+        }
+    if s.phase == "halftime" and s.halftime_started_at is not None:
+        # Half-time is shown as a countdown, not enforced (SPEC §2).
+        return {
+            "running": True,
+            "elapsed_ms": max(0, now - s.halftime_started_at),
+            "length_ms": s.setup.rules.halftime_ms,
+        }
+    return {"running": False, "elapsed_ms": c.elapsed(now), "length_ms": c.length_ms}
+
+
+def _return_countdown(s: MatchState, now: int) -> int | None:
+    if s.last_goal_at is None or s.phase not in HALVES or s.ball != "dead":
+        return None
+    left = RETURN_AFTER_GOAL_MS - (now - s.last_goal_at)
+    return left if left > 0 else None
+
+
+def _team(s: MatchState, team: Team, now: int, possession: Team | None) -> dict[str, Any]:
+    ts = s.teams[team]
+    setup = s.setup.team(team)
+    bench = [n for n in setup.numbers if n not in ts.on_field and n not in ts.sent_off]
+    return {
+        "name": setup.name,
+        "color": setup.color,
+        "on_field": list(ts.on_field),
+        "bench": bench,
+        "sent_off": list(ts.sent_off),
+        "yellow": sorted(set(ts.yellow)),
+        "may_substitute": may_substitute(s, team, now),
+        "multi_attack": {
+            "team": ts.ma_team if possession == team else None,
+            "players": {str(n): c for n, c in ts.ma_players.items()},
+        },
+        # Extras: injured players off the field, replacements owed after a red card (11.2),
+        # players short of the team size.
+        "injured": list(ts.injured),
+        "replacements_due": ts.replacements_due,
+        "short": max(0, s.setup.starters - len(ts.on_field)),
+    }

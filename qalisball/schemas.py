@@ -1,0 +1,333 @@
+"""marshmallow schemas: where data enters (match creation, events) — 400 ``invalid`` on failure.
+
+Only the shape and the values are checked here; whether the rules allow an event now is the
+engine's job (409 ``rule``). ``build_setup`` turns a validated match into the rule core's
+``MatchSetup``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from .rules.events import EVENT_TYPES, Event, from_fields
+from .rules.field import Field
+from .rules.state import MatchSetup, MultiAttackRules, Player, RuleSet, TeamSetup
+
+TEAM = validate.OneOf(["home", "away"])
+HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")
+SHIRT = validate.Range(min=0, max=999)
+DEFAULT_COLORS = {"home": "#b71c1c", "away": "#0d47a1"}
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class PlayerSchema(_Strict):
+    number = fields.Integer(required=True, strict=True, validate=SHIRT)
+    name = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    gender = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=20))
+
+
+class TeamSchema(_Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    color = fields.String(load_default=None, allow_none=True, validate=HEX_COLOR)
+    players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=60))
+    starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
+
+    @validates_schema
+    def _roster(self, data: dict[str, Any], **_: Any) -> None:
+        numbers = [p["number"] for p in data["players"]]
+        dup = sorted({n for n in numbers if numbers.count(n) > 1})
+        if dup:
+            raise ValidationError(f"shirt numbers must be unique: {dup} repeated", "players")
+        unknown = [n for n in data["starting"] if n not in numbers]
+        if unknown:
+            raise ValidationError(f"not on the roster: {unknown}", "starting")
+        if len(set(data["starting"])) != len(data["starting"]):
+            raise ValidationError("a starter is named twice", "starting")
+
+
+class FieldSchema(_Strict):
+    length = fields.Float(load_default=40, validate=validate.Range(min=30, max=60))
+    width = fields.Float(load_default=25, validate=validate.Range(min=20, max=200))
+    side_lines = fields.Boolean(load_default=True)
+
+    @validates_schema
+    def _shape(self, data: dict[str, Any], **_: Any) -> None:
+        # 2.1: with side lines the length must exceed the width.
+        if data["side_lines"] and data["length"] <= data["width"]:
+            raise ValidationError("with side lines the length must exceed the width (rule 2.1)", "length")
+
+
+class MultiAttackSchema(_Strict):
+    mode = fields.String(load_default="off", validate=validate.OneOf(["off", "players", "teams", "trailing"]))
+    k = fields.Integer(load_default=2, strict=True, validate=validate.Range(min=2, max=20))
+    teams = fields.List(fields.String(validate=TEAM), load_default=list)
+    players = fields.Dict(
+        keys=fields.String(validate=TEAM),
+        values=fields.List(fields.Integer(strict=True, validate=SHIRT)),
+        load_default=dict,
+    )
+
+    @validates_schema
+    def _mode(self, data: dict[str, Any], **_: Any) -> None:
+        if data["mode"] == "teams" and not data["teams"]:
+            raise ValidationError("name one or both teams for mode 'teams'", "teams")
+        if data["mode"] == "players" and not any(data["players"].values()):
+            raise ValidationError("name the designated players for mode 'players'", "players")
+
+
+class RulesSchema(_Strict):
+    half_minutes = fields.Float(load_default=30, validate=validate.Range(min=0.1, max=120))
+    halftime_minutes = fields.Float(load_default=10, validate=validate.Range(min=0, max=120))
+    shootout_rounds = fields.Integer(load_default=4, strict=True, validate=validate.Range(min=1, max=20))
+    multi_attack = fields.Nested(MultiAttackSchema, load_default=None)
+
+    @post_load
+    def _defaults(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if data.get("multi_attack") is None:
+            data["multi_attack"] = MultiAttackSchema().load({})
+        return data
+
+
+class MatchSchema(_Strict):
+    home = fields.Nested(TeamSchema, required=True)
+    away = fields.Nested(TeamSchema, required=True)
+    starters = fields.Integer(required=True, strict=True, validate=validate.Range(min=4, max=8))  # D10
+    field = fields.Nested(FieldSchema, load_default=None)
+    rules = fields.Nested(RulesSchema, load_default=None)
+    venue = fields.String(load_default="", validate=validate.Length(max=200))
+    starts_at = fields.AwareDateTime(load_default=None, allow_none=True)
+    officials = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["referee", "assistant1", "assistant2", "scorer"])),
+        values=fields.String(validate=validate.Length(max=80)),
+        load_default=dict,
+    )
+
+    @post_load
+    def _defaults(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if data.get("field") is None:
+            data["field"] = FieldSchema().load({})
+        if data.get("rules") is None:
+            data["rules"] = RulesSchema().load({})
+        for team in ("home", "away"):
+            if data[team].get("color") is None:
+                data[team]["color"] = DEFAULT_COLORS[team]
+        if data["starts_at"] is not None:
+            data["starts_at"] = data["starts_at"].isoformat()
+        return data
+
+    @validates_schema
+    def _teams(self, data: dict[str, Any], **_: Any) -> None:
+        errors: dict[str, list[str]] = {}
+        n = data.get("starters")
+        for team in ("home", "away"):
+            t = data.get(team)
+            if not t or n is None:
+                continue
+            if len(t["starting"]) != n:
+                errors[f"{team}.starting"] = [f"must name exactly {n} starters, not {len(t['starting'])}"]
+        ma = (data.get("rules") or {}).get("multi_attack") or {}
+        for team, numbers in (ma.get("players") or {}).items():
+            roster = {p["number"] for p in (data.get(team) or {}).get("players", [])}
+            unknown = [x for x in numbers if x not in roster]
+            if unknown:
+                errors[f"rules.multi_attack.players.{team}"] = [f"not on {team}'s roster: {unknown}"]
+        if errors:
+            raise ValidationError(errors)
+
+
+def build_setup(data: dict[str, Any]) -> MatchSetup:
+    """The rule core's view of a validated match (``MatchSchema().load``'s output)."""
+
+    def team(t: dict[str, Any]) -> TeamSetup:
+        players = tuple(Player(p["number"], p["name"], p.get("gender")) for p in t["players"])
+        return TeamSetup(t["name"], t["color"], players, tuple(t["starting"]))
+
+    r = data["rules"]
+    ma = r["multi_attack"]
+    multi = MultiAttackRules(
+        mode=ma["mode"],
+        k=ma["k"],
+        teams=tuple(ma["teams"]),
+        players=tuple((t, tuple(ma["players"].get(t, ()))) for t in ("home", "away")),
+    )
+    f = data["field"]
+    return MatchSetup(
+        home=team(data["home"]),
+        away=team(data["away"]),
+        starters=data["starters"],
+        field=Field(f["length"], f["width"], f["side_lines"]),
+        rules=RuleSet(r["half_minutes"], r["halftime_minutes"], r["shootout_rounds"], multi),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Events
+
+
+class _Finite(fields.Float):
+    def _validated(self, value: Any) -> float:
+        out = super()._validated(value)
+        if out is None or not math.isfinite(out) or abs(out) > 1000:
+            raise self.make_error("invalid")
+        return out
+
+
+class SpotSchema(_Strict):
+    x = _Finite(required=True)
+    y = _Finite(required=True)
+
+
+def _player(required: bool = False) -> fields.Integer:
+    if required:
+        return fields.Integer(required=True, strict=True, validate=SHIRT)
+    return fields.Integer(load_default=None, allow_none=True, strict=True, validate=SHIRT)
+
+
+def _spot(required: bool = False) -> fields.Nested:
+    if required:
+        return fields.Nested(SpotSchema, required=True)
+    return fields.Nested(SpotSchema, load_default=None, allow_none=True)
+
+
+_TEAM = fields.String(required=True, validate=TEAM)
+
+
+class _EventBase(_Strict):
+    type = fields.String(required=True)
+    id = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=200))
+    at_ms = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0))
+    expected_seq = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0))
+
+
+def _schema(name: str, **extra: fields.Field) -> type[Schema]:
+    return _EventBase.from_dict(extra, name=name)  # type: ignore[return-value]
+
+
+EVENT_SCHEMAS: dict[str, type[Schema]] = {
+    "coin_toss": _schema(
+        "CoinToss",
+        kickoff=fields.String(required=True, validate=TEAM),
+        home_end=fields.String(required=True, validate=validate.OneOf(["x0", "xL"])),
+    ),
+    "period_start": _schema("PeriodStart"),
+    "period_end": _schema("PeriodEnd"),
+    "clock": _schema(
+        "Clock",
+        action=fields.String(required=True, validate=validate.OneOf(["pause", "resume", "set"])),
+        elapsed_ms=fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0)),
+    ),
+    "restart_taken": _schema("RestartTaken", team=_TEAM, player=_player(True)),
+    "goal": _schema("Goal", team=_TEAM, player=_player(), direct=fields.Boolean(load_default=False)),
+    "violation": _schema(
+        "Violation",
+        kind=fields.String(
+            required=True,
+            validate=validate.OneOf(
+                [
+                    "ball_out_side",
+                    "ball_out_end",
+                    "ball_grounded",
+                    "ball_in_area",
+                    "player_in_area",
+                    "caught",
+                    "restart",
+                ]
+            ),
+        ),
+        team=_TEAM,
+        player=_player(),
+        spot=_spot(),
+        side=fields.String(load_default="low", validate=validate.OneOf(["low", "high"])),
+    ),
+    "foul": _schema(
+        "Foul",
+        team=_TEAM,
+        player=_player(),
+        spot=_spot(),
+        where=fields.String(
+            load_default="field", validate=validate.OneOf(["field", "beyond_end_line", "beyond_side_line"])
+        ),
+        on_official=fields.Boolean(load_default=False),
+        card=fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["yellow", "red"])),
+    ),
+    "card": _schema(
+        "Card",
+        team=_TEAM,
+        player=_player(True),
+        color=fields.String(required=True, validate=validate.OneOf(["yellow", "red"])),
+    ),
+    "substitution": _schema(
+        "Substitution",
+        team=_TEAM,
+        out=fields.Integer(required=True, allow_none=True, strict=True, validate=SHIRT),
+        **{"in": fields.Integer(required=True, strict=True, validate=SHIRT)},
+    ),
+    "injury": _schema("Injury", team=_TEAM, player=_player(True), spot=_spot()),
+    "steal": _schema("Steal", team=_TEAM, player=_player()),
+    "catch": _schema("Catch", team=_TEAM, player=_player(), caught=_player()),
+    "attack": _schema("Attack", team=_TEAM),
+    "shot_missed": _schema("ShotMissed", team=_TEAM, player=_player(), spot=_spot()),
+    "shootout_start": _schema(
+        "ShootoutStart",
+        first=fields.String(required=True, validate=TEAM),
+        takers=fields.Nested(
+            _Strict.from_dict(
+                {
+                    t: fields.List(
+                        fields.Integer(strict=True, validate=SHIRT),
+                        required=True,
+                        validate=validate.Length(equal=4, error="name exactly four takers in order (rule 12.2)"),
+                    )
+                    for t in ("home", "away")
+                },
+                name="Takers",
+            ),
+            required=True,
+        ),
+    ),
+    "shootout_kick": _schema("ShootoutKick", team=_TEAM, scored=fields.Boolean(required=True)),
+    "abandon": _schema("Abandon", reason=fields.String(required=True, validate=validate.Length(min=1, max=500))),
+    "void": _schema(
+        "Void",
+        target=fields.Integer(required=True, strict=True, validate=validate.Range(min=1)),
+        reason=fields.String(load_default="", validate=validate.Length(max=500)),
+    ),
+}
+assert set(EVENT_SCHEMAS) == set(EVENT_TYPES), "every event type has a schema"
+
+ENVELOPE = ("type", "id", "at_ms", "expected_seq")
+
+
+class ParsedEvent:
+    """A validated event request: the engine's event plus the envelope (key, time, expected seq)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.type: str = data["type"]
+        self.key: str | None = data["id"]
+        self.at_ms: int | None = data["at_ms"]
+        self.expected_seq: int | None = data["expected_seq"]
+        self.fields = {k: v for k, v in data.items() if k not in ENVELOPE}
+        if self.type == "clock" and self.fields.get("action") == "set" and self.fields.get("elapsed_ms") is None:
+            raise ValidationError({"elapsed_ms": ["required when action is 'set'"]})
+        self.event: Event = from_fields(self.type, self.fields)
+
+
+def parse_event(body: Any) -> ParsedEvent:
+    """Validate an event request body; raises ``ValidationError`` (400) with per-field messages."""
+    if not isinstance(body, dict):
+        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+    kind = body.get("type")
+    if not isinstance(kind, str) or kind not in EVENT_SCHEMAS:
+        raise ValidationError({"type": [f"unknown event type; one of: {', '.join(sorted(EVENT_SCHEMAS))}"]})
+    data = EVENT_SCHEMAS[kind]().load(body)
+    return ParsedEvent(data)
+
+
+__all__ = ["EXCLUDE", "MatchSchema", "build_setup", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]

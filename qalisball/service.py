@@ -1,0 +1,217 @@
+"""Matches in memory, kept equal to the replay of their logs.
+
+The API's handlers call ``MatchService``; it checks idempotency keys and ``expected_seq``, asks the
+rule engine, commits the event to the store, and only then changes the in-memory state. At start-up
+every match is rebuilt from its log, so a killed server loses nothing it answered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .rules import engine
+from .rules.errors import RuleViolation
+from .rules.events import Event, from_fields
+from .rules.state import MatchSetup, MatchState, initial_state
+from .rules.view import public_state
+from .schemas import ParsedEvent, build_setup
+from .store import LogEntry, Store
+
+ROLES = ("referee", "assistant1", "assistant2", "scorer")
+
+
+class NotFound(Exception):
+    """No such match or event (404)."""
+
+
+class Conflict(Exception):
+    """An idempotency key reused with another body, or a stale ``expected_seq`` (409 conflict)."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Match:
+    id: str
+    data: dict[str, Any]  # the validated creation request, defaults filled in
+    setup: MatchSetup
+    tokens: dict[str, str]
+    created_at: str
+    log: list[LogEntry] = field(default_factory=list)
+    state: MatchState | None = None
+
+    @property
+    def seq(self) -> int:
+        return self.log[-1].seq if self.log else 0
+
+    def role_of(self, token: str | None) -> str | None:
+        if not token:
+            return None
+        for role, value in self.tokens.items():
+            if secrets.compare_digest(value, token):
+                return role
+        return None
+
+    def live_entries(self) -> list[tuple[int, Event, int]]:
+        return [
+            (e.seq, from_fields(e.type, e.fields), e.received_ms)
+            for e in self.log
+            if e.voided_by is None and e.type != "void"
+        ]
+
+
+@dataclass
+class Accepted:
+    status: int  # 201, or 200 for a repeated idempotency key
+    body: dict[str, Any]
+    entry: LogEntry | None  # None when nothing new was stored
+    state: dict[str, Any]
+
+
+class MatchService:
+    def __init__(self, store: Store, clock: Callable[[], int] = now_ms) -> None:
+        self.store = store
+        self.clock = clock
+        self.matches: dict[str, Match] = {}
+        self._lock = threading.RLock()
+        self._load()
+
+    def _load(self) -> None:
+        for row in self.store.matches():
+            m = Match(row["id"], row["setup"], build_setup(row["setup"]), row["tokens"], row["created_at"])
+            m.log = self.store.events(m.id)
+            m.state = engine.replay(m.setup, m.live_entries())
+            self.matches[m.id] = m
+
+    # -- matches -------------------------------------------------------------------------------
+
+    def create(self, data: dict[str, Any]) -> Match:
+        match_id = uuid.uuid4().hex[:12]
+        tokens = {role: secrets.token_urlsafe(18) for role in ROLES}
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        setup = build_setup(data)
+        with self._lock:
+            self.store.add_match(match_id, data, tokens, created)
+            m = Match(match_id, data, setup, tokens, created, state=initial_state(setup))
+            self.matches[match_id] = m
+        return m
+
+    def get(self, match_id: str) -> Match:
+        m = self.matches.get(match_id)
+        if m is None:
+            raise NotFound(f"no match {match_id}")
+        return m
+
+    def state(self, m: Match) -> dict[str, Any]:
+        assert m.state is not None
+        return public_state(m.state, self.clock(), m.id, m.seq)
+
+    def summary(self, m: Match) -> dict[str, Any]:
+        s = self.state(m)
+        return {
+            "id": m.id,
+            "home": m.setup.home.name,
+            "away": m.setup.away.name,
+            "venue": m.data.get("venue", ""),
+            "starts_at": m.data.get("starts_at"),
+            "phase": s["phase"],
+            "score": s["score"],
+            "winner": s["winner"],
+            "created_at": m.created_at,
+        }
+
+    # -- events --------------------------------------------------------------------------------
+
+    def submit(self, m: Match, role: str, body: dict[str, Any], parsed: ParsedEvent) -> Accepted:
+        """Apply one validated event: conflict checks, rules, commit, then the in-memory state."""
+        body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            if parsed.key is not None:
+                for e in m.log:
+                    if e.key == parsed.key:
+                        if e.body_hash != body_hash:
+                            raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {e.seq})")
+                        return Accepted(200, json.loads(e.response or "{}"), None, self.state(m))
+            if parsed.expected_seq is not None and parsed.expected_seq != m.seq:
+                raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
+            engine.check_references(m.setup, parsed.event)
+            now = self.clock()
+            assert m.state is not None
+            if parsed.type == "void":
+                new_state, log = self._void(m, parsed)
+            else:
+                new_state, log = engine.apply(m.state, parsed.event, now), m.log
+            seq = m.seq + 1
+            at_ms = parsed.at_ms if parsed.at_ms is not None else _game_time(m.state, now)
+            state_json = public_state(new_state, now, m.id, seq)
+            answer = {"seq": seq, "state": state_json}
+            entry = LogEntry(
+                match_id=m.id,
+                seq=seq,
+                type=parsed.type,
+                fields=parsed.event.fields(),
+                by=role,
+                at_ms=at_ms,
+                received_at=datetime.fromtimestamp(now / 1000, UTC).isoformat(timespec="milliseconds"),
+                received_ms=now,
+                key=parsed.key,
+                body_hash=body_hash if parsed.key else None,
+                response=json.dumps(answer, ensure_ascii=False) if parsed.key else None,
+            )
+            self.store.append(entry)  # committed before anything answers
+            m.log = [*log, entry]
+            m.state = new_state
+            return Accepted(201, answer, entry, state_json)
+
+    def _void(self, m: Match, parsed: ParsedEvent) -> tuple[MatchState, list[LogEntry]]:
+        target = parsed.fields["target"]
+        hit = next((e for e in m.log if e.seq == target), None)
+        if hit is None:
+            raise NotFound(f"no event {target} in match {m.id}")
+        if hit.type == "void":
+            raise RuleViolation("D8", f"event {target} is a void: a void cannot be voided; log the event again")
+        if hit.voided_by is not None:
+            raise RuleViolation("D8", f"event {target} was already voided by event {hit.voided_by}")
+        void_seq = m.seq + 1
+        log = [_replace(e, voided_by=void_seq) if e.seq == target else e for e in m.log]
+        entries = [
+            (e.seq, from_fields(e.type, e.fields), e.received_ms)
+            for e in log
+            if e.voided_by is None and e.type != "void"
+        ]
+        try:
+            state = engine.replay(m.setup, entries)
+        except engine.ReplayError as exc:
+            raise RuleViolation(
+                exc.rule,
+                f"voiding event {target} ({hit.type}) would make event {exc.seq} ({exc.event.type}) illegal: "
+                f"{exc.cause}; void event {exc.seq} first",
+            ) from exc
+        return state, log
+
+    def log(self, m: Match) -> list[dict[str, Any]]:
+        return [e.public() for e in m.log]
+
+
+def _replace(e: LogEntry, **changes: Any) -> LogEntry:
+    from dataclasses import replace
+
+    return replace(e, **changes)
+
+
+def _game_time(s: MatchState, now: int) -> int | None:
+    """The game-clock time of an event logged now (SPEC D8): elapsed time of the half, if any."""
+    if s.phase in ("first_half", "second_half"):
+        return min(s.clock.elapsed(now), s.clock.length_ms)
+    return None

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests need when they are missing: Chromium (browser tests),
+# Noto CJK fonts (Chinese names in screenshots and PDFs), poppler (pdftotext), pango (WeasyPrint).
+set -euo pipefail
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || missing+=(fonts-noto-cjk)
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+ldconfig -p 2>/dev/null | grep -q "libpangoft2-1.0" || missing+=(libpango-1.0-0 libpangoft2-1.0-0)
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "Installing Debian packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" fontconfig >/dev/null
