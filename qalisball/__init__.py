@@ -60,6 +60,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import pages
 
     app.register_blueprint(pages.bp)
+    from . import reports
+
+    app.register_blueprint(reports.bp)
     return app
 
 
