@@ -8,7 +8,7 @@ milliseconds (the engine has no clock of its own, STYLE.md): it drives the game 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import singledispatch
 from typing import Any
 
@@ -174,8 +174,7 @@ def _apply_in_place(s: MatchState, event: Event, now: int) -> None:
     if time_up(s, now) and not isinstance(event, _AFTER_TIME_UP):
         raise RuleViolation(
             "3.1",
-            f"the {_phase_words(s)} is over (time up): end the half, or correct the clock, "
-            f"before logging a {event.type}",
+            f"the {_phase_words(s)} is over (time up): end the half, or correct the clock, before logging a {event.type}",
         )
     _handle(event, s, now)
 
@@ -222,9 +221,7 @@ def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
         raise RuleViolation("3.1", f"no half is being played (the {_phase_words(s)})")
     if not time_up(s, now):
         left = s.clock.length_ms - s.clock.elapsed(now)
-        raise RuleViolation(
-            "3.1", f"the half has {_mmss(left)} left: it ends when its time is up (set the clock if it is wrong)"
-        )
+        raise RuleViolation("3.1", f"the half has {_mmss(left)} left: it ends when its time is up (set the clock if it is wrong)")
     s.clock.pause(now)
     _stop(s, "free")
     s.restart, s.possession, s.attacking = None, None, False
@@ -289,9 +286,7 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
     if ev.player not in ts.on_field:
         raise RuleViolation(rule, f"#{ev.player} of {ev.team} is not on the field and cannot take the {what}")
     if (ev.team, ev.player) in s.stoppage.came_on:
-        raise RuleViolation(
-            "11.2", f"#{ev.player} came on at this stoppage and may not take its {what}: choose another player"
-        )
+        raise RuleViolation("11.2", f"#{ev.player} came on at this stoppage and may not take its {what}: choose another player")
     s.ball, s.restart, s.restart_in_play = "live", None, r
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
     # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3).
@@ -371,7 +366,7 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
             "8.7",
             f"the restart is {r.team}'s; a defender inside 2.5 m is a foul (9.2), not a restart violation",
         )
-    if _forgive(s, ev.team, ev.player, None):
+    if _forgive(s, ev.team, ev.player, None, retake=r):
         return
     if not pending:
         _stop(s)
@@ -404,7 +399,7 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
         r = s.restart
         if ev.team == r.team:
             # A foul by the team taking the restart (10.4, 10.5 special cases; D12).
-            if red or not _forgive(s, ev.team, ev.player, None):
+            if red or not _forgive(s, ev.team, ev.player, None, retake=r):
                 _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
         # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
     elif ev.card is None:
@@ -557,7 +552,7 @@ def _shot_missed(ev: ShotMissed, s: MatchState, now: int) -> None:
         raise RuleViolation("6.1", f"{ev.team} does not have the ball")
     # With a spot, a missed shot is an error only when it would be forgiven (SPEC §6); otherwise it
     # is statistics and play goes on.
-    if ev.spot is None or not _forgive(s, ev.team, ev.player, ev.spot):
+    if ev.spot is None or not _forgive(s, ev.team, ev.player, geo.Point(*ev.spot)):
         s.restart_in_play = None
 
 
@@ -651,38 +646,30 @@ def _gain_possession(s: MatchState, team: Team) -> None:
         ts.ma_team = ma.k if t == team and holds else None
 
 
-def _forgive(s: MatchState, team: Team, player: int | None, spot: geo.Point | None) -> bool:
+def _forgive(s: MatchState, team: Team, player: int | None, spot: geo.Point | None, retake: Restart | None = None) -> bool:
     """Multiple attack opportunities (13.1): is this error by ``team`` forgiven? If so, restart its attack.
 
     Forgiven while the team has the ball in attacking state and the holder has more than one
-    opportunity left: the attack restarts for the same team with a retake when the error was in
-    taking a restart, else a free kick where the ball was last touched (``spot``), 3 m rule applied.
+    opportunity left: the attack restarts for the same team with ``retake`` when the error was in
+    taking a restart, else with a free kick where the ball was last touched (``spot``, 3 m rule).
     """
     if s.possession != team or not s.attacking:
         return False
     ma = s.setup.rules.multi_attack
     ts = s.teams[team]
-    counter: Callable[[int], None]
     if ma.mode == "players":
-        if player is None or player not in ts.ma_players or ts.ma_players[player] <= 1:
+        if player is None or ts.ma_players.get(player, 0) <= 1:
             return False
-        counter = lambda n: ts.ma_players.__setitem__(player, n)  # noqa: E731
-        left = ts.ma_players[player]
+        ts.ma_players[player] -= 1
     elif ts.ma_team is not None and ts.ma_team > 1:
-        left = ts.ma_team
-        counter = lambda n: setattr(ts, "ma_team", n)  # noqa: E731
+        ts.ma_team -= 1
     else:
         return False
-    pending = s.ball == "dead" and s.restart is not None and s.restart.team == team
-    retake = s.restart if pending else s.restart_in_play
-    if retake is not None and retake.team == team:
-        restart = retake
-    else:
-        restart = _free_kick(s, team, geo.clamp_to_field(s.setup.field, _need_spot_point(spot)))
-    counter(left - 1)
-    if not pending:
+    if retake is None:
+        retake = _free_kick(s, team, geo.clamp_to_field(s.setup.field, _need_spot_point(spot)))
+    if s.ball == "live":
         _stop(s)
-    s.restart, s.attacking = restart, True
+    s.restart, s.attacking = retake, True
     return True
 
 
