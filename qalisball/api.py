@@ -81,8 +81,11 @@ def _api_error(exc: ApiError) -> tuple[Response, int]:
     return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
 
 
-@bp.errorhandler(HTTPException)
-def _http_error(exc: HTTPException) -> tuple[Response, int]:
+@bp.app_errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> tuple[Response, int] | HTTPException:
+    """JSON errors under /api/ (unknown routes and methods included); pages keep Flask's own."""
+    if not request.path.startswith("/api/"):
+        return exc
     code = exc.code or 500
     name = {404: "not_found", 405: "method_not_allowed"}.get(code, "error")
     return jsonify({"error": name, "message": exc.description}), code
@@ -160,11 +163,12 @@ def post_event(match_id: str) -> tuple[Response, int]:
 
 def _authorise(role: str, body: Any) -> None:
     """API.md's "who" column (403). Unknown types fall through to validation (400)."""
-    if not isinstance(body, dict) or body.get("type") not in WHO:
+    kind = body.get("type") if isinstance(body, dict) else None
+    if not isinstance(kind, str) or kind not in WHO:
         return
-    kind = body["type"]
     if role in WHO[kind]:
         return
-    if kind == "violation" and role in ASSISTANTS and body.get("kind") in ASSISTANT_VIOLATIONS:
+    call = body.get("kind")
+    if kind == "violation" and role in ASSISTANTS and isinstance(call, str) and call in ASSISTANT_VIOLATIONS:
         return
     raise ApiError(403, "forbidden", f"the {role} may not log a {kind}")

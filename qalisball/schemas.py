@@ -19,6 +19,7 @@ from .rules.state import MatchSetup, MultiAttackRules, Player, RuleSet, TeamSetu
 TEAM = validate.OneOf(["home", "away"])
 HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")
 SHIRT = validate.Range(min=0, max=999)
+MAX_MS = 24 * 3_600_000  # no game-clock time reaches a day
 DEFAULT_COLORS = {"home": "#b71c1c", "away": "#0d47a1"}
 
 
@@ -202,8 +203,8 @@ _TEAM = fields.String(required=True, validate=TEAM)
 class _EventBase(_Strict):
     type = fields.String(required=True)
     id = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=200))
-    at_ms = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0))
-    expected_seq = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0))
+    at_ms = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=MAX_MS))
+    expected_seq = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=2**31))
 
 
 def _schema(name: str, **extra: fields.Field) -> type[Schema]:
@@ -221,7 +222,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
     "clock": _schema(
         "Clock",
         action=fields.String(required=True, validate=validate.OneOf(["pause", "resume", "set"])),
-        elapsed_ms=fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0)),
+        elapsed_ms=fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=MAX_MS)),
     ),
     "restart_taken": _schema("RestartTaken", team=_TEAM, player=_player(True)),
     "goal": _schema("Goal", team=_TEAM, player=_player(), direct=fields.Boolean(load_default=False)),
@@ -251,9 +252,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
         team=_TEAM,
         player=_player(),
         spot=_spot(),
-        where=fields.String(
-            load_default="field", validate=validate.OneOf(["field", "beyond_end_line", "beyond_side_line"])
-        ),
+        where=fields.String(load_default="field", validate=validate.OneOf(["field", "beyond_end_line", "beyond_side_line"])),
         on_official=fields.Boolean(load_default=False),
         card=fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["yellow", "red"])),
     ),
@@ -296,7 +295,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
     "abandon": _schema("Abandon", reason=fields.String(required=True, validate=validate.Length(min=1, max=500))),
     "void": _schema(
         "Void",
-        target=fields.Integer(required=True, strict=True, validate=validate.Range(min=1)),
+        target=fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**31)),
         reason=fields.String(load_default="", validate=validate.Length(max=500)),
     ),
 }

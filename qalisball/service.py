@@ -50,6 +50,7 @@ class Match:
     created_at: str
     log: list[LogEntry] = field(default_factory=list)
     state: MatchState | None = None
+    by_key: dict[str, LogEntry] = field(default_factory=dict)  # idempotency keys already used
 
     @property
     def seq(self) -> int:
@@ -65,9 +66,7 @@ class Match:
 
     def live_entries(self) -> list[tuple[int, Event, int]]:
         return [
-            (e.seq, from_fields(e.type, e.fields), e.received_ms)
-            for e in self.log
-            if e.voided_by is None and e.type != "void"
+            (e.seq, from_fields(e.type, e.fields), e.received_ms) for e in self.log if e.voided_by is None and e.type != "void"
         ]
 
 
@@ -91,6 +90,7 @@ class MatchService:
         for row in self.store.matches():
             m = Match(row["id"], row["setup"], build_setup(row["setup"]), row["tokens"], row["created_at"])
             m.log = self.store.events(m.id)
+            m.by_key = {e.key: e for e in m.log if e.key is not None}
             m.state = engine.replay(m.setup, m.live_entries())
             self.matches[m.id] = m
 
@@ -136,16 +136,17 @@ class MatchService:
     def submit(self, m: Match, role: str, body: dict[str, Any], parsed: ParsedEvent) -> Accepted:
         """Apply one validated event: conflict checks, rules, commit, then the in-memory state."""
         body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        engine.check_references(m.setup, parsed.event)  # 400 comes before 409 conflict (API.md)
         with self._lock:
-            if parsed.key is not None:
-                for e in m.log:
-                    if e.key == parsed.key:
-                        if e.body_hash != body_hash:
-                            raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {e.seq})")
-                        return Accepted(200, json.loads(e.response or "{}"), None, self.state(m))
+            if parsed.type == "void" and not any(e.seq == parsed.fields["target"] for e in m.log):
+                raise NotFound(f"no event {parsed.fields['target']} in match {m.id}")  # 404 before 409
+            seen = m.by_key.get(parsed.key) if parsed.key is not None else None
+            if seen is not None:
+                if seen.body_hash != body_hash:
+                    raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {seen.seq})")
+                return Accepted(200, json.loads(seen.response or "{}"), None, self.state(m))
             if parsed.expected_seq is not None and parsed.expected_seq != m.seq:
                 raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
-            engine.check_references(m.setup, parsed.event)
             now = self.clock()
             assert m.state is not None
             if parsed.type == "void":
@@ -172,6 +173,8 @@ class MatchService:
             self.store.append(entry)  # committed before anything answers
             m.log = [*log, entry]
             m.state = new_state
+            if entry.key is not None:
+                m.by_key[entry.key] = entry
             return Accepted(201, answer, entry, state_json)
 
     def _void(self, m: Match, parsed: ParsedEvent) -> tuple[MatchState, list[LogEntry]]:
@@ -185,11 +188,7 @@ class MatchService:
             raise RuleViolation("D8", f"event {target} was already voided by event {hit.voided_by}")
         void_seq = m.seq + 1
         log = [_replace(e, voided_by=void_seq) if e.seq == target else e for e in m.log]
-        entries = [
-            (e.seq, from_fields(e.type, e.fields), e.received_ms)
-            for e in log
-            if e.voided_by is None and e.type != "void"
-        ]
+        entries = [(e.seq, from_fields(e.type, e.fields), e.received_ms) for e in log if e.voided_by is None and e.type != "void"]
         try:
             state = engine.replay(m.setup, entries)
         except engine.ReplayError as exc:
