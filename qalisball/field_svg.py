@@ -58,9 +58,7 @@ def field_svg(
     # Half-way line, centre circle (2.3) and spot.
     out.append(f'<line x1="{L / 2}" y1="0" x2="{L / 2}" y2="{W}" stroke="#fff" stroke-width="0.08"/>')
     c = geo.centre_spot(f)
-    out.append(
-        f'<circle cx="{c.x}" cy="{c.y}" r="{geo.CENTRE_CIRCLE_RADIUS}" fill="none" stroke="#fff" stroke-width="0.08"/>'
-    )
+    out.append(f'<circle cx="{c.x}" cy="{c.y}" r="{geo.CENTRE_CIRCLE_RADIUS}" fill="none" stroke="#fff" stroke-width="0.08"/>')
     out.append(f'<circle cx="{c.x}" cy="{c.y}" r="0.15" fill="#fff"/>')
     for end in ("x0", "xL"):
         out.extend(_end_markings(f, end))  # type: ignore[arg-type]
@@ -79,8 +77,7 @@ def _end_markings(f: geo.Field, end: End) -> list[str]:
     # Restricted area (2.3): quarter circle, the 1 m segment at 3.5 m, quarter circle.
     sweep = 1 if end == "x0" else 0
     path = (
-        f"M {ex} {y1 - r} A {r} {r} 0 0 {sweep} {ex + sgn * r} {y1} "
-        f"L {ex + sgn * r} {y2} A {r} {r} 0 0 {sweep} {ex} {y2 + r} Z"
+        f"M {ex} {y1 - r} A {r} {r} 0 0 {sweep} {ex + sgn * r} {y1} L {ex + sgn * r} {y2} A {r} {r} 0 0 {sweep} {ex} {y2 + r} Z"
     )
     parts = [f'<path class="area area-{end}" d="{path}" fill="#fff" fill-opacity="0.18" stroke="#fff" stroke-width="0.1"/>']
     for dist, cls in ((geo.PENALTY_DISTANCE, "penalty-line"), (geo.TWO_POINT_DISTANCE, "two-point-line")):
@@ -115,6 +112,5 @@ def _mark(mk: Mark) -> str:
             f'stroke="#fff" stroke-width="0.06">{title}</rect>'
         )
     return (
-        f'<circle class="mark" cx="{mk.x}" cy="{mk.y}" r="0.45" fill="{color}" stroke="#fff" '
-        f'stroke-width="0.06">{title}</circle>'
+        f'<circle class="mark" cx="{mk.x}" cy="{mk.y}" r="0.45" fill="{color}" stroke="#fff" stroke-width="0.06">{title}</circle>'
     )

@@ -31,9 +31,7 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
         "ball": ball,
         "possession": possession,
         "attacking": bool(possession is not None and s.attacking),
-        "restart": None
-        if restart is None
-        else {"type": restart.type, "team": restart.team, "spot": restart.spot.as_dict()},
+        "restart": None if restart is None else {"type": restart.type, "team": restart.team, "spot": restart.spot.as_dict()},
         "ends": s.ends(),
         "teams": {t: _team(s, t, now, possession) for t in TEAMS},
         "shootout": s.shootout.to_dict() if s.shootout is not None else None,
