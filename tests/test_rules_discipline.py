@@ -38,7 +38,7 @@ def test_9_3_yellow_card_is_recorded_and_changes_no_restart(match: MatchDriver) 
     assert s["teams"]["away"]["yellow"] == [3] and s["ball"] == "live" and 3 in s["teams"]["away"]["on_field"]
 
 
-def test_9_3_second_yellow_is_a_red(match: MatchDriver) -> None:
+def test_9_3_D28_second_yellow_is_a_red(match: MatchDriver) -> None:
     live(match)
     match.post({"type": "card", "team": "away", "player": 3, "color": "yellow"})
     s = match.post({"type": "card", "team": "away", "player": 3, "color": "yellow"})["state"]
@@ -78,7 +78,7 @@ def test_11_1_after_a_red_no_other_substitution_unless_the_restarting_team_has_s
     assert 8 in s["teams"]["away"]["on_field"]
 
 
-def test_11_2_replacement_lapses_once_play_restarts(match: MatchDriver) -> None:
+def test_11_2_D15_replacement_lapses_once_play_restarts(match: MatchDriver) -> None:
     live(match, "home")
     match.post({"type": "foul", "team": "away", "player": 2, "spot": spot(15, 8), "card": "red"})
     match.take()
@@ -144,7 +144,7 @@ def test_11_3_no_substitution_at_an_injury_stoppage_during_live_play(match: Matc
     match.refused({"type": "substitution", "team": "away", "out": None, "in": 7}, "11.3", role="scorer")
 
 
-def test_11_3_injured_team_plays_short_until_its_next_chance_to_substitute(match: MatchDriver) -> None:
+def test_11_3_D23_injured_team_plays_short_until_its_next_chance_to_substitute(match: MatchDriver) -> None:
     live(match, "home")
     match.post({"type": "injury", "team": "away", "player": 4, "spot": spot(20, 10)})
     match.take()
@@ -195,3 +195,41 @@ def test_11_no_substitutions_once_the_match_is_in_the_shootout(match: MatchDrive
     match.post({"type": "period_start"})
     match.run_out_half()
     match.refused({"type": "substitution", "team": "home", "out": 1, "in": 7}, "11.1", role="scorer")
+
+
+def test_D15_no_replacement_while_the_ball_is_live(match: MatchDriver) -> None:
+    live(match, "home")
+    match.post({"type": "card", "team": "away", "player": 2, "color": "red"})  # shown during play
+    body = match.refused({"type": "substitution", "team": "away", "out": None, "in": 7}, "11.1", role="scorer")
+    assert "ball is dead" in body["message"]
+    stoppage_for(match, "home")  # the first dead ball: home restarts, away still replaces him
+    sub(match, "away", None, 7)
+
+
+def test_D15_a_replacement_by_the_restarting_team_counts_as_its_substitution(match: MatchDriver) -> None:
+    live(match, "home")
+    stoppage_for(match, "home")
+    match.post({"type": "card", "team": "home", "player": 2, "color": "red"})
+    sub(match, "home", None, 7)
+    assert match.state()["teams"]["away"]["may_substitute"] is True
+
+
+def test_D29_injury_after_time_up_and_D21_foul_with_card_after_time_up(match: MatchDriver) -> None:
+    live(match, "home")
+    s = match.state()
+    match.clock.advance(s["clock"]["length_ms"])
+    s = match.post({"type": "foul", "team": "away", "player": 3, "card": "yellow"})["state"]
+    assert s["teams"]["away"]["yellow"] == [3] and s["restart"] is None and s["time_up"]
+    match.refused({"type": "foul", "team": "away", "player": 3, "spot": spot(10, 10)}, "9.1")
+    s = match.post({"type": "injury", "team": "home", "player": 4})["state"]
+    assert s["teams"]["home"]["injured"] == [4] and s["restart"] is None
+
+
+def test_9_3_sent_off_player_takes_no_restart_and_the_message_says_who_may(match: MatchDriver) -> None:
+    live(match, "home")
+    stoppage_for(match, "home")
+    match.post({"type": "card", "team": "home", "player": 1, "color": "red"})
+    body = match.refused({"type": "restart_taken", "team": "home", "player": 1}, "9.3")
+    assert "on the field" in body["message"]
+    body = match.refused({"type": "substitution", "team": "home", "out": 2, "in": 1}, "9.3", role="scorer")
+    assert "#7" in body["message"]

@@ -14,7 +14,7 @@ def test_5_1_no_half_before_the_coin_toss(match: MatchDriver) -> None:
     match.refused({"type": "period_start"}, "5.1")
 
 
-def test_5_1_coin_toss_records_kickoff_and_ends(match: MatchDriver) -> None:
+def test_5_1_D24_coin_toss_records_kickoff_and_ends_once(match: MatchDriver) -> None:
     s = match.post({"type": "coin_toss", "kickoff": "away", "home_end": "xL"})["state"]
     assert s["phase"] == "scheduled" and s["kickoff_team"] == "away"
     assert s["ends"] == {"home": "xL", "away": "x0"}
@@ -63,7 +63,7 @@ def test_7_2_thirty_second_return_countdown_after_a_goal(match: MatchDriver, clo
     assert match.state()["return_countdown_ms"] is None
 
 
-def test_3_1_clock_pause_resume_and_set(match: MatchDriver, clock: FakeClock) -> None:
+def test_3_1_D26_clock_pause_resume_and_set(match: MatchDriver, clock: FakeClock) -> None:
     match.kickoff()
     clock.advance(61_000)
     assert match.state()["clock"]["elapsed_ms"] == 61_000
@@ -86,7 +86,7 @@ def test_3_1_half_ends_only_when_its_time_is_up(match: MatchDriver, clock: FakeC
     assert "29:00" in body["message"]
 
 
-def test_10_2_time_up_makes_the_ball_dead_with_no_restart(match: MatchDriver, clock: FakeClock) -> None:
+def test_10_2_D13_time_up_makes_the_ball_dead_with_no_restart(match: MatchDriver, clock: FakeClock) -> None:
     match.kickoff()
     match.take()
     clock.advance(1_800_000)
@@ -134,7 +134,7 @@ def test_3_2_level_after_two_halves_goes_to_the_shootout(match: MatchDriver) -> 
     assert s["phase"] == "shootout" and s["winner"] is None and s["shootout"] is None
 
 
-def test_4_2_abandon_from_any_phase(match: MatchDriver) -> None:
+def test_4_2_abandon_from_any_phase_D27_then_nothing_more(match: MatchDriver) -> None:
     match.kickoff()
     s = match.post({"type": "abandon", "reason": "thunderstorm 雷雨"})["state"]
     assert s["phase"] == "abandoned" and s["abandon_reason"] == "thunderstorm 雷雨" and s["winner"] is None
@@ -165,3 +165,14 @@ def test_D8_void_refused_when_a_later_event_depends_on_it(match: MatchDriver) ->
     v = match.post({"type": "void", "target": goal["seq"]})
     match.refused({"type": "void", "target": goal["seq"]}, "D8")  # already voided
     match.refused({"type": "void", "target": v["seq"]}, "D8")  # a void is not voided
+
+
+def test_4_2_a_finished_match_can_still_be_abandoned_and_loses_its_result(match: MatchDriver) -> None:
+    match.kickoff("home")
+    match.take()
+    match.post({"type": "goal", "team": "home", "player": 1})
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    assert match.run_out_half()["winner"] == "home"
+    s = match.post({"type": "abandon", "reason": "protest upheld 申诉成立"})["state"]
+    assert s["phase"] == "abandoned" and s["winner"] is None

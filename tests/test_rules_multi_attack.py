@@ -43,7 +43,7 @@ def teams_match(client: FlaskClient, clock: FakeClock) -> MatchDriver:
     return make(client, clock, mode="teams", k=2, teams=["home"])
 
 
-def test_13_1_teams_mode_first_error_restarts_the_attack_with_a_free_kick(teams_match: MatchDriver) -> None:
+def test_13_1_D17_teams_mode_first_error_restarts_the_attack_with_a_free_kick(teams_match: MatchDriver) -> None:
     s = live(teams_match, "home")
     assert s["teams"]["home"]["multi_attack"]["team"] == 2
     s = teams_match.post({"type": "violation", "kind": "ball_out_side", "team": "home", "spot": spot(22.0, 24.0)})["state"]
@@ -246,10 +246,18 @@ def test_12_2_extra_rounds_rotate_the_takers(match: MatchDriver) -> None:
     assert s["round"] == 6 and s["next"] == {"team": "home", "points": 1, "player": 2}
 
 
-def test_D5_a_taker_sent_off_during_the_shootout_has_his_kick_recorded_as_missed(match: MatchDriver) -> None:
+def test_D5_D14_a_taker_sent_off_during_the_shootout_has_his_kick_recorded_as_missed(match: MatchDriver) -> None:
     level_match(match)
     match.post({"type": "shootout_start", "first": "home", "takers": TAKERS})
     match.post({"type": "card", "team": "home", "player": 1, "color": "red"})
     match.refused({"type": "shootout_kick", "team": "home", "scored": True}, "D5")
     s = match.post({"type": "shootout_kick", "team": "home", "scored": False})["state"]
     assert s["shootout"]["kicks"][0]["scored"] is False
+
+
+def test_13_1_note_4_ball_over_the_opponents_end_line_shows_the_team_was_attacking(teams_match: MatchDriver) -> None:
+    live(teams_match, "away")
+    teams_match.post({"type": "steal", "team": "home", "player": 2})  # home has it, not yet attacking
+    s = teams_match.post({"type": "violation", "kind": "ball_out_end", "team": "home", "spot": spot(30.0, 20.0)})["state"]
+    # Forgiven: a free kick for home where the ball was last touched, one opportunity used.
+    assert restart(s) == ("free_kick", "home", 30.0, 20.0) and s["teams"]["home"]["multi_attack"]["team"] == 1

@@ -71,7 +71,7 @@ def test_10_8_free_kick_near_the_kicking_teams_own_area_is_not_moved(match: Matc
     assert restart(s) == ("free_kick", "away", 36.0, 12.5)
 
 
-def test_8_3_ball_grounded_inside_an_area_is_refused(match: MatchDriver) -> None:
+def test_8_3_D20_ball_grounded_inside_an_area_is_refused(match: MatchDriver) -> None:
     live(match)
     match.refused({"type": "violation", "kind": "ball_grounded", "team": "home", "spot": spot(38.0, 12.5)}, "8.4")
 
@@ -119,7 +119,7 @@ def test_8_7_restart_violation_gives_the_same_restart_to_the_other_team(match: M
     assert restart(s) == ("side_line", "home", 12.0, 0.0)
 
 
-def test_8_7_restart_violation_straight_after_taking_it(match: MatchDriver) -> None:
+def test_8_7_D16_restart_violation_straight_after_taking_it(match: MatchDriver) -> None:
     live(match)
     call(match, kind="ball_out_side", team="home", spot=spot(12.0, -1.0))
     match.take()
@@ -193,7 +193,7 @@ def test_10_7_attacking_foul_free_kick_where_the_ball_was_last_touched(match: Ma
     assert restart(s) == ("free_kick", "away", 14.0, 9.0)
 
 
-def test_10_7_attacking_foul_beyond_a_line_is_refused(match: MatchDriver) -> None:
+def test_10_7_D18_attacking_foul_beyond_a_line_is_refused(match: MatchDriver) -> None:
     live(match, "home")
     match.refused({"type": "foul", "team": "home", "spot": spot(40.5, 3.0), "where": "beyond_end_line"}, "10.7")
 
@@ -229,7 +229,7 @@ def test_D12_foul_by_the_team_about_to_take_a_free_kick_gives_it_to_the_other_te
     assert restart(s) == ("free_kick", "away", 18.0, 7.0)
 
 
-def test_10_7_on_official_during_play_is_a_free_kick_where_the_ball_was(match: MatchDriver) -> None:
+def test_10_7_D18_on_official_during_play_is_a_free_kick_where_the_ball_was(match: MatchDriver) -> None:
     live(match, "home")
     s = foul(match, team="away", player=2, spot=spot(18.0, 7.0), on_official=True)
     assert restart(s) == ("free_kick", "home", 18.0, 7.0)
@@ -290,7 +290,7 @@ def test_2_1_no_side_line_ball_on_a_field_without_side_lines(client: Any, clock:
     assert client.get(f"/api/matches/{m.id}", headers=auth(ADMIN)).status_code == 200
 
 
-def test_6_2_steal_gives_possession_not_yet_attacking_and_13_1_attack_marks_it(match: MatchDriver) -> None:
+def test_6_2_D25_steal_gives_possession_not_yet_attacking_and_13_1_attack_marks_it(match: MatchDriver) -> None:
     live(match, "home")
     s = match.post({"type": "steal", "team": "away", "player": 4})["state"]
     assert s["possession"] == "away" and s["attacking"] is False

@@ -59,7 +59,7 @@ RESTART_WORDS: dict[RestartType, str] = {
 # of the area still counts (metres).
 AREA_TAP_TOLERANCE = 0.5
 # Events still accepted once a half's time is up: ending the half and administrative events (SPEC §2).
-_AFTER_TIME_UP = (PeriodEnd, Card, Substitution, ClockChange, Abandon, Injury)
+_AFTER_TIME_UP = (PeriodEnd, Card, Foul, Substitution, ClockChange, Abandon, Injury)
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,16 +126,28 @@ def check_references(setup: MatchSetup, event: Event) -> None:
 def substitution_refusal(state: MatchState, team: Team, now: int) -> RuleViolation | None:
     """Why an ordinary substitution (a player off, another on) for ``team`` is refused now, if it is.
 
-    The initiative rule (11.1): at each stoppage the restarting team may substitute, the other only
-    after it; after a goal, before a kickoff and at half-time both freely (11.2); never at an injury
-    stoppage called during live play (11.3).
+    Only while the ball is dead (11.1); the initiative rule (11.1): at each stoppage the restarting
+    team may substitute, the other only after it; after a goal, before a kickoff and at half-time
+    both freely (11.2); never at an injury stoppage called during live play (11.3).
     """
+    return _dead_ball_refusal(state, now) or _initiative_refusal(state, team, now)
+
+
+def _dead_ball_refusal(state: MatchState, now: int) -> RuleViolation | None:
     if state.phase not in ("scheduled", "first_half", "halftime", "second_half"):
-        return RuleViolation("11.1", f"no substitutions in the {_phase_words(state)}")
+        return RuleViolation(
+            "11.1",
+            f"no substitutions in the {_phase_words(state)}: they are made before the match, "
+            "at half-time, or at a dead ball during a half",
+        )
     if state.phase in HALVES and state.ball == "live" and not time_up(state, now):
-        return RuleViolation("11.1", "substitutions are made only while the ball is dead")
+        return RuleViolation("11.1", "substitutions are made only while the ball is dead: wait for the next stoppage")
+    return None
+
+
+def _initiative_refusal(state: MatchState, team: Team, now: int) -> RuleViolation | None:
     if state.phase in ("scheduled", "halftime") or time_up(state, now):
-        return None
+        return None  # both teams freely (11.2, D13)
     if state.stoppage.kind == "injury":
         return RuleViolation(
             "11.3",
@@ -260,11 +272,10 @@ def _clock(ev: ClockChange, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _abandon(ev: Abandon, s: MatchState, now: int) -> None:
-    if s.phase == "finished":
-        raise RuleViolation("4.2", "the match is already finished")
     if s.phase in HALVES:
         s.clock.pause(now)
     s.phase, s.abandon_reason, s.ball, s.restart, s.possession = "abandoned", ev.reason, "dead", None, None
+    s.winner = None  # an abandoned match has no result, even one abandoned after its end (SPEC §2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,12 +293,13 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
         raise RuleViolation(rule, f"the {what} is {r.team}'s, not {ev.team}'s")
     ts = s.teams[ev.team]
     if ev.player in ts.sent_off:
-        raise RuleViolation("D5", f"#{ev.player} of {ev.team} was sent off and takes no restart")
+        raise RuleViolation("9.3", f"#{ev.player} of {ev.team} was sent off and takes no restart: choose a player on the field")
     if ev.player not in ts.on_field:
         raise RuleViolation(rule, f"#{ev.player} of {ev.team} is not on the field and cannot take the {what}")
     if (ev.team, ev.player) in s.stoppage.came_on:
         raise RuleViolation("11.2", f"#{ev.player} came on at this stoppage and may not take its {what}: choose another player")
     s.ball, s.restart, s.restart_in_play = "live", None, r
+    s.last_goal_at = None  # the 30 s return (7.2) ends with the kickoff
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
     # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3).
     for t in s.teams:
@@ -350,6 +362,10 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
         _stop(s)
         _give(s, outcome)  # never forgiven by multiple attack opportunities (D7)
         return
+    if ev.kind in ("ball_out_end", "ball_in_area") and s.possession == ev.team and outcome.end == s.defended_end(winner):
+        # 13.1 note, 4: the ball over the opponents' end line or into their area shows the team
+        # was attacking.
+        s.attacking = True
     if not _forgive(s, ev.team, ev.player, spot):
         _stop(s)
         _give(s, outcome)
@@ -393,9 +409,10 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
     if ev.card is not None and ev.player is None:
         raise InvalidEvent({"player": ["a foul with a card must name the player"]})
     red = ev.card == "red"
-    if s.phase in HALVES and s.ball == "live":
+    playing = s.phase in HALVES and not time_up(s, now)  # after time up only the card counts (D21)
+    if playing and s.ball == "live":
         _live_foul(ev, s, red)
-    elif s.phase in HALVES and s.restart is not None:
+    elif playing and s.restart is not None:
         r = s.restart
         if ev.team == r.team:
             # A foul by the team taking the restart (10.4, 10.5 special cases; D12).
@@ -466,24 +483,29 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
 def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
     ts = s.teams[ev.team]
     n = s.setup.starters
+    refusal = _dead_ball_refusal(s, now)
+    if refusal is not None:
+        raise refusal
+    bench = ", ".join(f"#{p}" for p in _eligible_bench(s, ev.team)) or "nobody"
     if ev.out is None:
         if len(ts.on_field) >= n:
             raise RuleViolation("11.1", f"{ev.team} already has {n} players on the field: name the player going off")
-        refusal = substitution_refusal(s, ev.team, now)
+        refusal = _initiative_refusal(s, ev.team, now)
         if ts.replacements_due > 0 and (refusal is None or refusal.rule == "11.1"):
-            ts.replacements_due -= 1  # the sent-off player's replacement, whatever the initiative (11.2)
+            ts.replacements_due -= 1  # the sent-off player's replacement, whatever the initiative (11.2, D15)
         elif refusal is not None:
             raise refusal
     else:
-        refusal = substitution_refusal(s, ev.team, now)
+        refusal = _initiative_refusal(s, ev.team, now)
         if refusal is not None:
             raise refusal
         if ev.out not in ts.on_field:
-            raise RuleViolation("11.1", f"#{ev.out} of {ev.team} is not on the field")
+            on = ", ".join(f"#{p}" for p in ts.on_field)
+            raise RuleViolation("11.1", f"#{ev.out} of {ev.team} is not on the field: the player going off is one of {on}")
     if ev.in_ in ts.sent_off:
-        raise RuleViolation("9.3", f"#{ev.in_} of {ev.team} was sent off and may not come back (D5)")
+        raise RuleViolation("9.3", f"#{ev.in_} of {ev.team} was sent off and may not come back (D5): bring on one of {bench}")
     if ev.in_ in ts.on_field:
-        raise RuleViolation("11.1", f"#{ev.in_} of {ev.team} is already on the field")
+        raise RuleViolation("11.1", f"#{ev.in_} of {ev.team} is already on the field: bring on one of {bench}")
     if ev.out is not None:
         ts.on_field[ts.on_field.index(ev.out)] = ev.in_
     else:
