@@ -41,6 +41,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config["ADMIN_TOKEN"]:
         app.config["ADMIN_TOKEN"] = _instance_admin_token(Path(app.instance_path))
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    from . import i18n
+
+    i18n.init_app(app)  # Flask-Babel: zh-CN / English per device
 
     store = Store(app.config["DATABASE"])
     svc = MatchService(store, clock=app.config["CLOCK"])

@@ -1,7 +1,341 @@
-"""The pages people look at (API.md "Pages and reports"). Filled in by the screens issue."""
+"""The pages people look at (API.md "Pages and reports"), rendered on the server, then live over Socket.IO.
+
+- ``/``: matches; with the organiser token, a form to create one.
+- ``/matches/<id>/officials?token=<organiser>``: one QR code per official's role (the console links).
+- ``/matches/<id>/referee?token=<role token>``: the officials' console; shows only what that role may do.
+- ``/matches/<id>/scoreboard`` (``?overlay=1``: transparent, for stream software): the big screen.
+- ``/matches/<id>``: the spectator page for phones.
+
+Every page carries its text already rendered (team names, score, clock), so a slow projector PC shows
+the score before its script runs; the script then joins the match's Socket.IO room and keeps the page
+current. What the script needs is handed over once as JSON (``page-data``).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import secrets
+import unicodedata
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import qrcode
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+
+from . import i18n, rulebook
+from .api import ASSISTANT_VIOLATIONS, ASSISTANTS, WHO
+from .field_svg import field_svg
+from .rules.common import TEAMS
+from .service import ROLES, Match, MatchService, NotFound
 
 bp = Blueprint("pages", __name__)
+
+# The console's actions: (key, event type, violation kind or card colour). The order is the order of
+# the buttons on the console.
+ACTIONS: tuple[tuple[str, str, str | None], ...] = (
+    ("restart_taken", "restart_taken", None),
+    ("goal", "goal", None),
+    ("ball_out_side", "violation", "ball_out_side"),
+    ("ball_out_end", "violation", "ball_out_end"),
+    ("ball_grounded", "violation", "ball_grounded"),
+    ("ball_in_area", "violation", "ball_in_area"),
+    ("player_in_area", "violation", "player_in_area"),
+    ("caught", "violation", "caught"),
+    ("restart", "violation", "restart"),
+    ("foul", "foul", None),
+    ("yellow", "card", "yellow"),
+    ("red", "card", "red"),
+    ("steal", "steal", None),
+    ("catch", "catch", None),
+    ("attack", "attack", None),
+    ("shot_missed", "shot_missed", None),
+    ("injury", "injury", None),
+    ("substitution", "substitution", None),
+    ("coin_toss", "coin_toss", None),
+    ("period_start", "period_start", None),
+    ("period_end", "period_end", None),
+    ("clock", "clock", None),
+    ("shootout_start", "shootout_start", None),
+    ("shootout_kick", "shootout_kick", None),
+    ("abandon", "abandon", None),
+    ("void", "void", None),
+)
+# Keyboard shortcuts shown on the buttons (static/js/console.js reads them from the page).
+KEYS = {
+    "restart_taken": "Enter",
+    "goal": "g",
+    "ball_out_side": "o",
+    "ball_out_end": "e",
+    "ball_grounded": "d",
+    "ball_in_area": "b",
+    "player_in_area": "p",
+    "caught": "c",
+    "restart": "r",
+    "foul": "f",
+    "yellow": "y",
+    "red": "x",
+    "steal": "t",
+    "catch": "k",
+    "attack": "n",
+    "shot_missed": "m",
+    "injury": "i",
+    "substitution": "s",
+}
+
+
+def _svc() -> MatchService:
+    svc: MatchService = current_app.extensions["qalisball"]
+    return svc
+
+
+def _match(match_id: str) -> Match:
+    try:
+        return _svc().get(match_id)
+    except NotFound:
+        abort(404)
+
+
+def may(role: str, action: str) -> bool:
+    """Whether ``role`` may take console action ``action`` (API.md's "who" column)."""
+    for key, kind, detail in ACTIONS:
+        if key == action:
+            if role in WHO[kind]:
+                return True
+            return kind == "violation" and role in ASSISTANTS and detail in ASSISTANT_VIOLATIONS
+    return False
+
+
+def qr_svg(data: str, css_class: str = "qr", label: str = "") -> str:
+    """A QR code of ``data`` (qrcode's matrix) as compact SVG: one path, runs of dark modules merged."""
+    code = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    code.add_data(data)
+    code.make(fit=True)
+    matrix = code.get_matrix()
+    size = len(matrix)
+    parts: list[str] = []
+    for y, row in enumerate(matrix):
+        x = 0
+        while x < size:
+            if row[x]:
+                start = x
+                while x < size and row[x]:
+                    x += 1
+                parts.append(f"M{start} {y}h{x - start}v1h-{x - start}z")
+            else:
+                x += 1
+    title = f"<title>{_escape(label)}</title>" if label else ""
+    return (
+        f'<svg class="{css_class}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
+        f'shape-rendering="crispEdges" role="img" data-qr="{_escape(data)}">{title}'
+        f'<rect width="{size}" height="{size}" fill="#fff"/><path fill="#000" d="{"".join(parts)}"/></svg>'
+    )
+
+
+def _escape(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
+
+
+def _external(endpoint: str, **values: Any) -> str:
+    """An absolute URL for QR codes: ``PUBLIC_URL`` when configured (behind a proxy), else the request's host."""
+    base = current_app.config.get("PUBLIC_URL")
+    path = url_for(endpoint, **values)
+    if base:
+        return str(base).rstrip("/") + path
+    return request.host_url.rstrip("/") + path
+
+
+def _is_organiser(token: str | None) -> bool:
+    admin = current_app.config["ADMIN_TOKEN"]
+    return bool(token) and secrets.compare_digest(str(token), str(admin))
+
+
+def _roster(m: Match) -> dict[str, dict[str, str]]:
+    return {t: {str(p.number): p.name for p in m.setup.team(t).players} for t in TEAMS}
+
+
+def _common(m: Match) -> dict[str, Any]:
+    """What every match page renders from and hands to its script."""
+    state = _svc().state(m)
+    lang = i18n.current_language()
+    return {
+        "m": m,
+        "state": state,
+        "roster": _roster(m),
+        "vocab": i18n.vocabulary(),
+        "page": {
+            "match": m.id,
+            "state": state,
+            "roster": _roster(m),
+            "strings": i18n.js_strings(),
+            "vocab": i18n.vocabulary(),
+            "lang": lang,
+        },
+    }
+
+
+def mmss(ms: int | None) -> str:
+    if ms is None:
+        return "--:--"
+    sec = max(0, int(ms)) // 1000
+    return f"{sec // 60:02d}:{sec % 60:02d}"
+
+
+@bp.app_template_filter("mmss")
+def _mmss_filter(ms: int | None) -> str:
+    return mmss(ms)
+
+
+@bp.app_template_filter("fit_vw")
+def fit_vw(name: str, width_vw: float, largest_vw: float) -> float:
+    """The font size (vw) at which ``name`` fits in ``width_vw`` on one line: CJK characters are 1 em wide, others ~0.58 em."""
+    ems = sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.58 for c in name) or 1.0
+    return round(min(largest_vw, width_vw / ems), 2)
+
+
+@bp.app_template_global()
+def clock_text(state: dict[str, Any]) -> str:
+    """The clock as a page shows it first: the half's elapsed time, half-time's time left."""
+    c = state["clock"]
+    if state["phase"] == "halftime":
+        return mmss(max(0, c["length_ms"] - c["elapsed_ms"]))
+    if state["phase"] in ("first_half", "second_half"):
+        return mmss(c["elapsed_ms"])
+    return mmss(c["elapsed_ms"]) if c["elapsed_ms"] else "00:00"
+
+
+@bp.app_template_global()
+def lang_url(language: str) -> str:
+    """The language switch: this page again in ``language`` (remembered on the device)."""
+    args = request.args.to_dict()
+    args.pop("lang", None)
+    here = request.path + ("?" + urlencode(args) if args else "")
+    return url_for("pages.switch_language", language=language, next=here)
+
+
+# ---------------------------------------------------------------------------------------------
+# Routes
+
+
+@bp.get("/lang/<language>")
+def switch_language(language: str) -> Response:
+    if language not in i18n.LANGUAGES:
+        abort(404)
+    target = request.args.get("next") or url_for("pages.index")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/"):
+        target = url_for("pages.index")  # never an open redirect
+    return i18n.remember(redirect(target), language)
+
+
+@bp.get("/")
+def index() -> str:
+    svc = _svc()
+    token = request.args.get("token")
+    organiser = _is_organiser(token)
+    matches = [svc.summary(m) for m in reversed(list(svc.matches.values()))]
+    return render_template(
+        "index.html",
+        matches=matches,
+        organiser=organiser,
+        token=token if organiser else None,
+        token_rejected=bool(token) and not organiser,
+        vocab=i18n.vocabulary(),
+        page={"strings": i18n.js_strings(), "organiser": organiser, "lang": i18n.current_language()},
+    )
+
+
+@bp.get("/matches/<match_id>/officials")
+def officials(match_id: str) -> tuple[str, int] | str:
+    m = _match(match_id)
+    token = request.args.get("token")
+    if not _is_organiser(token):
+        return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
+    links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES}
+    spectator = _external("pages.spectator", match_id=m.id)
+    return render_template(
+        "officials.html",
+        m=m,
+        state=_svc().state(m),
+        links=links,
+        qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},
+        spectator=spectator,
+        spectator_qr=qr_svg(spectator),
+        scoreboard=_external("pages.scoreboard", match_id=m.id),
+        overlay=_external("pages.scoreboard", match_id=m.id, overlay=1),
+        vocab=i18n.vocabulary(),
+        page={"strings": i18n.js_strings(), "lang": i18n.current_language()},
+    )
+
+
+@bp.get("/matches/<match_id>/referee")
+def console(match_id: str) -> tuple[str, int] | str:
+    m = _match(match_id)
+    token = request.args.get("token")
+    role = m.role_of(token)
+    if role is None:
+        # No token in the link: the script may find this tablet's token in localStorage and reload.
+        return render_template("token.html", m=m, kind="role", rejected=bool(token)), 401
+    ctx = _common(m)
+    allowed = [key for key, _, _ in ACTIONS if may(role, key)]
+    lang = ctx["page"]["lang"]
+    ctx["page"].update(
+        role=role,
+        token=token,
+        allowed=allowed,
+        keys=KEYS,
+        rules=rulebook.titles(lang),
+        log=_svc().log(m),
+        colors={t: m.setup.team(t).color for t in TEAMS},
+        names={t: m.setup.team(t).name for t in TEAMS},
+        multi_attack=m.data["rules"]["multi_attack"],
+        rounds=m.setup.rules.shootout_rounds,
+    )
+    field = field_svg(
+        m.setup.field,
+        ends=ctx["state"]["ends"],
+        colors={t: m.setup.team(t).color for t in TEAMS},
+        title=str(_field_title()),
+    )
+    return render_template("console.html", role=role, allowed=allowed, keys=KEYS, field=field, **ctx)
+
+
+def _field_title() -> str:
+    from flask_babel import gettext
+
+    return gettext("Field diagram: tap to mark a spot")
+
+
+@bp.get("/matches/<match_id>/scoreboard")
+def scoreboard(match_id: str) -> str:
+    m = _match(match_id)
+    ctx = _common(m)
+    overlay = request.args.get("overlay") in ("1", "true", "yes")
+    spectator = _external("pages.spectator", match_id=m.id)
+    return render_template("scoreboard.html", overlay=overlay, spectator=spectator, qr=qr_svg(spectator), **ctx)
+
+
+@bp.get("/matches/<match_id>")
+def spectator(match_id: str) -> str:
+    m = _match(match_id)
+    ctx = _common(m)
+    entries = [e for e in _svc().log(m) if _on_timeline(e)]
+    # A kick's points and taker are the shootout's, in order (the log entry names only team and result).
+    kicks = iter((ctx["state"]["shootout"] or {}).get("kicks", []))
+    for i, e in enumerate(entries):
+        if e["type"] == "shootout_kick":
+            k = next(kicks, None)
+            if k is not None:
+                entries[i] = {**e, "points": k["points"], "taker": k["player"]}
+    ctx["page"]["log"] = entries
+    return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
+
+
+# The log entries the spectator's timeline shows (a foul only when it came with a card).
+TIMELINE = frozenset({"goal", "card", "substitution", "period_start", "period_end", "shootout_kick", "abandon"})
+
+
+def _on_timeline(e: dict[str, Any]) -> bool:
+    if e["voided_by"] is not None:
+        return False
+    return e["type"] in TIMELINE or (e["type"] == "foul" and e.get("card") is not None)

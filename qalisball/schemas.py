@@ -23,6 +23,24 @@ MAX_MS = 24 * 3_600_000  # no game-clock time reaches a day
 DEFAULT_COLORS = {"home": "#b71c1c", "away": "#0d47a1"}
 
 
+class StrictFloat(fields.Float):
+    """A JSON number: no strings ("40"), no booleans, nothing infinite."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class StrictBool(fields.Boolean):
+    """A JSON true or false: not "no", not 0 (0 == False in a Python set, hence the type check)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 class _Strict(Schema):
     class Meta:
         unknown = RAISE
@@ -54,9 +72,9 @@ class TeamSchema(_Strict):
 
 
 class FieldSchema(_Strict):
-    length = fields.Float(load_default=40, validate=validate.Range(min=30, max=60))
-    width = fields.Float(load_default=25, validate=validate.Range(min=20, max=200))
-    side_lines = fields.Boolean(load_default=True)
+    length = StrictFloat(load_default=40, validate=validate.Range(min=30, max=60))
+    width = StrictFloat(load_default=25, validate=validate.Range(min=20, max=200))
+    side_lines = StrictBool(load_default=True)
 
     @validates_schema
     def _shape(self, data: dict[str, Any], **_: Any) -> None:
@@ -84,8 +102,8 @@ class MultiAttackSchema(_Strict):
 
 
 class RulesSchema(_Strict):
-    half_minutes = fields.Float(load_default=30, validate=validate.Range(min=0.1, max=120))
-    halftime_minutes = fields.Float(load_default=10, validate=validate.Range(min=0, max=120))
+    half_minutes = StrictFloat(load_default=30, validate=validate.Range(min=0.1, max=120))
+    halftime_minutes = StrictFloat(load_default=10, validate=validate.Range(min=0, max=120))
     shootout_rounds = fields.Integer(load_default=4, strict=True, validate=validate.Range(min=1, max=20))
     multi_attack = fields.Nested(MultiAttackSchema, load_default=None)
 
@@ -172,7 +190,7 @@ def build_setup(data: dict[str, Any]) -> MatchSetup:
 # Events
 
 
-class _Finite(fields.Float):
+class _Finite(StrictFloat):
     def _validated(self, value: Any) -> float:
         out = super()._validated(value)
         if out is None or not math.isfinite(out) or abs(out) > 1000:
@@ -225,7 +243,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
         elapsed_ms=fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=MAX_MS)),
     ),
     "restart_taken": _schema("RestartTaken", team=_TEAM, player=_player(True)),
-    "goal": _schema("Goal", team=_TEAM, player=_player(), direct=fields.Boolean(load_default=False)),
+    "goal": _schema("Goal", team=_TEAM, player=_player(), direct=StrictBool(load_default=False)),
     "violation": _schema(
         "Violation",
         kind=fields.String(
@@ -253,7 +271,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
         player=_player(),
         spot=_spot(),
         where=fields.String(load_default="field", validate=validate.OneOf(["field", "beyond_end_line", "beyond_side_line"])),
-        on_official=fields.Boolean(load_default=False),
+        on_official=StrictBool(load_default=False),
         card=fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["yellow", "red"])),
     ),
     "card": _schema(
@@ -291,7 +309,7 @@ EVENT_SCHEMAS: dict[str, type[Schema]] = {
             required=True,
         ),
     ),
-    "shootout_kick": _schema("ShootoutKick", team=_TEAM, scored=fields.Boolean(required=True)),
+    "shootout_kick": _schema("ShootoutKick", team=_TEAM, scored=StrictBool(required=True)),
     "abandon": _schema("Abandon", reason=fields.String(required=True, validate=validate.Length(min=1, max=500))),
     "void": _schema(
         "Void",
@@ -315,6 +333,9 @@ class ParsedEvent:
         self.fields = {k: v for k, v in data.items() if k not in ENVELOPE}
         if self.type == "clock" and self.fields.get("action") == "set" and self.fields.get("elapsed_ms") is None:
             raise ValidationError({"elapsed_ms": ["required when action is 'set'"]})
+        if self.type == "violation" and self.fields.get("kind") != "restart" and self.fields.get("spot") is None:
+            # Every call of SPEC §3's table but a restart violation restarts from a spot.
+            raise ValidationError({"spot": [f"a {self.fields.get('kind')} violation needs the spot where it happened"]})
         self.event: Event = from_fields(self.type, self.fields)
 
 

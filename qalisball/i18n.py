@@ -1,0 +1,261 @@
+"""Chinese and English on every screen (Flask-Babel, gettext catalogs under ``translations/``).
+
+The language is chosen per device: a ``?lang=`` on any page, then the ``lang`` cookie the switch sets,
+then the browser's ``Accept-Language``; English when none of these names a language we have.
+Catalogs are ``.po`` files kept in git; the ``.mo`` files Babel reads are compiled from them when the
+app starts (into the instance folder), so a fresh clone needs no manual step.
+
+Words the browser shows after the first render (a refusal, "offline, 3 queued", a timeline entry)
+come from :func:`js_strings` and :func:`vocabulary`, translated here and handed to the page as JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from flask import Flask, Response, request
+from flask_babel import Babel, get_locale
+from flask_babel import lazy_gettext as _l
+
+LANGUAGES = ("zh", "en")
+COOKIE = "lang"
+COOKIE_MAX_AGE = 400 * 24 * 3600  # remembered on the device (browsers cap cookies at 400 days)
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
+SOURCE = Path(__file__).resolve().parent.parent / "translations"
+
+
+def init_app(app: Flask) -> None:
+    """Compile the catalogs and install Flask-Babel with the per-device language choice."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(compile_catalogs(Path(app.instance_path))))
+    Babel(app, locale_selector=select_language)
+    app.after_request(_remember_query_language)
+    app.jinja_env.globals.update(current_language=current_language, html_lang=html_lang)
+
+
+def select_language() -> str:
+    asked = request.args.get("lang") or request.cookies.get(COOKIE)
+    if asked in LANGUAGES:
+        return asked
+    return request.accept_languages.best_match(LANGUAGES) or "en"
+
+
+def current_language() -> str:
+    locale = get_locale()
+    return "zh" if locale is not None and locale.language == "zh" else "en"
+
+
+def html_lang() -> str:
+    return HTML_LANG[current_language()]
+
+
+def remember(response: Response, language: str) -> Response:
+    response.set_cookie(COOKIE, language, max_age=COOKIE_MAX_AGE, samesite="Lax")
+    return response
+
+
+def _remember_query_language(response: Response) -> Response:
+    # A scoreboard PC without a keyboard can be set once with ?lang=zh in its URL.
+    asked = request.args.get("lang")
+    if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
+        remember(response, asked)
+    return response
+
+
+def compile_catalogs(instance: Path) -> Path:
+    """``translations/<lang>/LC_MESSAGES/*.po`` → ``.mo`` under the instance folder; returns that folder.
+
+    Recompiled only when a ``.po`` is newer than its ``.mo``; written to a temporary file and renamed,
+    so several server processes starting at once never read half a catalog.
+    """
+    target = instance / "translations"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        target = Path(tempfile.gettempdir()) / "qalisball-translations"
+        target.mkdir(parents=True, exist_ok=True)
+    for po in sorted(SOURCE.glob("*/LC_MESSAGES/*.po")):
+        mo = target / po.relative_to(SOURCE).with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            continue
+        mo.parent.mkdir(parents=True, exist_ok=True)
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=po.parts[-3])
+        fd, tmp = tempfile.mkstemp(dir=mo.parent, suffix=".mo.tmp")
+        with os.fdopen(fd, "wb") as out:
+            write_mo(out, catalog)
+        os.replace(tmp, mo)
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# Words shared by the server-rendered pages and their scripts.
+
+PHASES = {
+    "scheduled": _l("Not started"),
+    "first_half": _l("1st half"),
+    "halftime": _l("Half-time"),
+    "second_half": _l("2nd half"),
+    "shootout": _l("Shootout"),
+    "finished": _l("Full time"),
+    "abandoned": _l("Abandoned"),
+}
+RESTARTS = {
+    "kickoff": _l("Kickoff"),
+    "end_line": _l("End-line ball"),
+    "side_line": _l("Side-line ball"),
+    "free_kick": _l("Free kick"),
+    "penalty": _l("Penalty"),
+}
+EVENTS = {
+    "coin_toss": _l("Coin toss"),
+    "period_start": _l("Start half"),
+    "period_end": _l("End half"),
+    "clock": _l("Clock"),
+    "restart_taken": _l("Restart taken"),
+    "goal": _l("Goal"),
+    "violation": _l("Violation"),
+    "foul": _l("Foul"),
+    "card": _l("Card"),
+    "substitution": _l("Substitution"),
+    "injury": _l("Injury"),
+    "steal": _l("Steal"),
+    "catch": _l("Catch"),
+    "attack": _l("Attack established"),
+    "shot_missed": _l("Missed shot"),
+    "shootout_start": _l("Shootout start"),
+    "shootout_kick": _l("Shootout kick"),
+    "abandon": _l("Abandon"),
+    "void": _l("Void"),
+}
+VIOLATIONS = {
+    "ball_out_side": _l("Ball out: side line"),
+    "ball_out_end": _l("Ball out: end line"),
+    "ball_grounded": _l("Ball grounded"),
+    "ball_in_area": _l("Ball in area"),
+    "player_in_area": _l("Player in area"),
+    "caught": _l("Caught: 3 steps / 3 s"),
+    "restart": _l("Restart violation"),
+}
+ROLES = {
+    "referee": _l("Referee"),
+    "assistant1": _l("Assistant referee 1"),
+    "assistant2": _l("Assistant referee 2"),
+    "scorer": _l("Scorer"),
+}
+CLOCK_ACTIONS = {"pause": _l("Pause"), "resume": _l("Resume"), "set": _l("Set clock")}
+CARDS = {"yellow": _l("Yellow card"), "red": _l("Red card")}
+FOUL_WHERE = {
+    "field": _l("in the field"),
+    "beyond_end_line": _l("beyond the end line"),
+    "beyond_side_line": _l("beyond the side line"),
+}
+
+
+def vocabulary() -> dict[str, dict[str, str]]:
+    """The enum labels of the public state and the event log, in the current language."""
+    groups = {
+        "phase": PHASES,
+        "restart": RESTARTS,
+        "event": EVENTS,
+        "violation": VIOLATIONS,
+        "role": ROLES,
+        "clock": CLOCK_ACTIONS,
+        "card": CARDS,
+        "where": FOUL_WHERE,
+    }
+    return {name: {k: str(v) for k, v in words.items()} for name, words in groups.items()}
+
+
+# Placeholders are {name}, filled in by the page's script (static/js/common.js, fmt()).
+_JS = {
+    "sep": _l(", "),
+    "colon": _l(": "),
+    "undo_label": _l("Undo: {what}"),
+    "possession_of": _l("Possession: {team}"),
+    "attacking_paren": _l(" (attacking)"),
+    "online": _l("Online"),
+    "offline_queued": _l("Offline, {n} queued"),
+    "sending": _l("Sending {n}…"),
+    "offline": _l("Offline"),
+    "reconnecting": _l("Reconnecting…"),
+    "refused": _l("Refused"),
+    "refused_rule": _l("Refused by rule {rule}"),
+    "invalid": _l("Not accepted"),
+    "forbidden": _l("Your role may not do this"),
+    "unauthorized": _l("This link's token is not valid for this match"),
+    "conflict": _l("Conflict with another official's call"),
+    "queued_refused": _l("A call sent after reconnecting was refused"),
+    "undo": _l("Undo"),
+    "undo_nothing": _l("Nothing to undo"),
+    "cancel_queued": _l("Take back the unsent call: {what}"),
+    "queued": _l("queued"),
+    "sending_one": _l("sending…"),
+    "confirm_again": _l("Tap again to confirm"),
+    "voided": _l("voided"),
+    "void": _l("Void"),
+    "no_player": _l("No player"),
+    "nobody": _l("Nobody (team short)"),
+    "send_without_spot": _l("Send without a spot"),
+    "cancel": _l("Cancel"),
+    "tap_field_last_touch": _l("Tap the field where the ball was last touched"),
+    "tap_field_entered": _l("Tap the field where the player entered the area"),
+    "tap_field_landed": _l("Tap the field where the ball landed"),
+    "tap_field_out": _l("Tap the field where the ball went out"),
+    "tap_field_foul": _l("Tap the field: the free-kick origin (rule 10.7)"),
+    "tap_field_caught": _l("Tap the field where the player was caught"),
+    "tap_field_shot": _l("Tap where the shot was taken (needed only if the error is forgiven)"),
+    "choose_player_first": _l("Choose the player first"),
+    "choose_team": _l("Team"),
+    "choose_player": _l("Player"),
+    "player_out": _l("Going off"),
+    "player_in": _l("Coming on"),
+    "caught": _l("Caught player"),
+    "not_found": _l("Not found"),
+    "direct": _l("Straight from the restart"),
+    "on_official": _l("Foul on an official"),
+    "no_card": _l("No card"),
+    "low_side": _l("Low side (y < W/2)"),
+    "high_side": _l("High side (y > W/2)"),
+    "restart_pending": _l("{restart} · {team}"),
+    "ball_live": _l("Ball in play"),
+    "time_up": _l("Time up"),
+    "possession": _l("Possession"),
+    "multi_attack": _l("Attack chances"),
+    "return_countdown": _l("Return to own half"),
+    "kicks_off": _l("{team} kicks off"),
+    "defends": _l("{team} defends {end}"),
+    "end_x0": _l("the left end (x = 0)"),
+    "end_xL": _l("the right end (x = L)"),
+    "half_started": _l("Half started"),
+    "half_ended": _l("Half ended"),
+    "scored": _l("Scored"),
+    "missed": _l("Missed"),
+    "next_kick": _l("Next: {team} #{player} {name}, {points} pt"),
+    "points": _l("{n} pt"),
+    "shootout_decided": _l("Shootout decided"),
+    "winner": _l("Winner: {team}"),
+    "sub_line": _l("#{out} off, #{in} on"),
+    "sub_line_nobody": _l("#{in} on"),
+    "by_role": _l("by {role}"),
+    "may_substitute": _l("may substitute"),
+    "may_not_substitute": _l("may not substitute"),
+    "replacement_due": _l("replacement due"),
+    "short": _l("{n} short"),
+    "sent_off": _l("sent off"),
+    "on_field": _l("On the field"),
+    "bench": _l("Bench"),
+    "clock_set_invalid": _l("Type the clock as minutes:seconds, e.g. 12:30"),
+    "abandon_reason_needed": _l("Give a reason"),
+    "takers_distinct": _l("Name four different takers for each team"),
+    "form_errors": _l("Please correct the fields marked below"),
+    "organiser_token_rejected": _l("The organiser token was not accepted"),
+}
+
+
+def js_strings() -> dict[str, str]:
+    """The sentences the browser needs after the first render, in the current language."""
+    return {k: str(v) for k, v in _JS.items()}

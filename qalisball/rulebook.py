@@ -1,0 +1,169 @@
+"""The titles of the rule book's sections and of the product's decisions, in Chinese and English.
+
+A refusal names its rule by number (API.md, error ``rule``); the console shows the title beside it in
+the official's language, so "11.1" reads "换人的基本原则" or "Substitutions: the basic principle".
+Section titles are those of the Qalisball rule book 2.0 (rules/qalisball-v2.0.zh.txt); the book
+numbers two sections 10.8 and two 12.2, and each number here carries both titles. Decisions are
+SPEC.md §8's D1–D11 and docs/decisions.md's D12 on; a decision added there later shows its English
+title (read from the doc) until this table gives it a Chinese one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# number -> (zh, en)
+SECTIONS: dict[str, tuple[str, str]] = {
+    "1": ("比赛定义", "Definition of the game"),
+    "1.1": ("比赛", "The match"),
+    "1.2": ("比赛用球", "The ball"),
+    "1.3": ("比赛胜负", "Winning the match"),
+    "2": ("球场", "The field"),
+    "2.1": ("球场规格", "Field dimensions"),
+    "2.2": ("球瓶", "The bottle"),
+    "2.3": ("场地（场地标线）", "Field markings"),
+    "3": ("比赛时间", "Duration of the match"),
+    "3.1": ("常规时间", "Regular time"),
+    "3.2": ("罚球大战时间", "Time for the penalty shootout"),
+    "4": ("裁判", "The officials"),
+    "4.1": ("裁判构成", "The officiating team"),
+    "4.2": ("主裁判职责和权力", "Duties and powers of the main referee"),
+    "4.3": ("助理裁判职责", "Duties of the assistant referees"),
+    "5": ("比赛开始", "Start of play"),
+    "5.1": ("开始方式（猜硬币）", "How the match starts (coin toss)"),
+    "5.2": ("开球", "The kickoff"),
+    "5.3": ("再次开球", "Kicking off again"),
+    "6": ("比赛攻防方式", "Attack and defence"),
+    "6.1": ("进攻方式", "Ways of attacking"),
+    "6.2": ("防守方式（捕捉、抢断、阻截）", "Ways of defending (catch, steal, block)"),
+    "7": ("得分", "Scoring"),
+    "7.1": ("得分方式", "How a goal is scored"),
+    "7.2": ("得分后的处理", "After a goal"),
+    "8": ("违例", "Violations"),
+    "8.1": ("违例的定义", "Violations: definition"),
+    "8.2": ("球出界", "Ball out of play"),
+    "8.3": ("球落地", "Ball grounded"),
+    "8.4": ("球落在禁区内", "Ball landing in the restricted area"),
+    "8.5": ("球员进入禁区", "Player entering the restricted area"),
+    "8.6": ("被捕违例", "Caught-player violation"),
+    "8.7": ("发球违例", "Restart violation"),
+    "9": ("犯规", "Fouls"),
+    "9.1": ("犯规的定义", "Fouls: definition"),
+    "9.2": ("犯规种类", "Kinds of foul"),
+    "9.3": ("红黄牌的判罚", "Yellow and red cards"),
+    "10": ("发球", "Restarts"),
+    "10.1": ("发球的定义", "Restarts: definition"),
+    "10.2": ("死球", "Dead ball"),
+    "10.3": ("开球", "Kickoff"),
+    "10.4": ("底线球", "End-line ball"),
+    "10.5": ("边线球", "Side-line ball"),
+    "10.6": ("任意球", "Free kick"),
+    "10.7": ("任意球的产生位置", "Where a free kick originates"),
+    "10.8": ("任意球的发球位置；罚球", "Free-kick position; penalties"),
+    "11": ("换人", "Substitutions"),
+    "11.1": ("换人的基本原则", "Substitutions: the basic principle"),
+    "11.2": ("换人的特殊说明", "Substitutions: special cases"),
+    "11.3": ("受伤换人", "Substitution for injury"),
+    "12": ("罚球大战", "Penalty shootout"),
+    "12.1": ("罚球大战的定义", "Penalty shootout: definition"),
+    "12.2": ("罚球大战流程；罚球大战球员选择", "Shootout procedure; shootout takers"),
+    "13": ("多次进攻机会", "Multiple attack opportunities"),
+    "13.1": ("多次进攻机会的定义", "Multiple attack opportunities: definition"),
+    "13.2": ("多次进攻机会的使用", "Using multiple attack opportunities"),
+}
+
+DECISIONS: dict[str, tuple[str, str]] = {
+    "D1": ("进入对方禁区：禁区所属方获得底线球", "Entering the opponents' area: end-line ball for the area's team"),
+    "D2": (
+        "发球违例：对方原地发同类球；罚球改为防守方底线球",
+        "Restart violation: the same restart for the other team; a penalty becomes an end-line ball",
+    ),
+    "D3": ("三米规则：发球点位于横线上时垂直移入场内", "3 m rule on the area's segment: move straight into the field"),
+    "D4": ("阻截致球落地或出界：投射方获得发球", "A block that grounds the ball or puts it out: the shooting team restarts"),
+    "D5": ("被罚下的球员不得发球，也不参加罚球大战", "A sent-off player takes no restart and no shootout kick"),
+    "D6": ("换人次数不限，换下的球员可再上场", "Substitutions are unlimited and rolling"),
+    "D7": (
+        "多次进攻机会不豁免进入禁区和红牌犯规",
+        "Multiple attack opportunities never forgive entering an area or a red-card foul",
+    ),
+    "D8": (
+        "事件时间与只增不改的记录（撤销即新事件）",
+        "Event times and the append-only log (a correction voids an earlier event)",
+    ),
+    "D9": ("进入本方禁区：无论哪方控球，均判对方罚球", "Entering one's own area: a penalty, whichever team had the ball"),
+    "D10": ("每队首发4至8人", "Teams field 4 to 8 starters"),
+    "D11": ("位于中轴线上的事件按低侧处理", "An event on the long axis uses the low side"),
+    # docs/decisions.md
+    "D12": (
+        "即将发中圈球、任意球或罚球的一方犯规：对方获得该发球",
+        "A foul by the team about to restart gives the other team that restart",
+    ),
+    "D13": ("时间到后、半场结束前双方均可换人", "Once time is up both teams may substitute freely"),
+    "D14": (
+        "罚球大战中被罚下的罚球手保留顺序，其射门只能记为未中",
+        "A shootout taker sent off keeps his turn; his kicks count as missed",
+    ),
+    "D15": ("被罚下球员的补人在该次死球时进行", "A sent-off player's replacement is made at that dead ball"),
+    "D16": ("发球违例：在发球前或刚发球后判罚", "A restart violation: while the restart is pending or just taken"),
+    "D17": ("多次进攻机会：仅发球失误时重发", "Multiple attack opportunities: a retake only after an error in taking a restart"),
+    "D18": (
+        "控球方犯规或对裁判犯规：在最后触球处发任意球",
+        "A foul by the team with the ball, or on an official: free kick where last touched",
+    ),
+    "D19": ("对裁判犯规不被多次进攻机会豁免", "Fouls on officials are never forgiven"),
+    "D20": ("平板点选位置的容差", "Spots tapped on a tablet: tolerances"),
+    "D21": ("无比赛可恢复时的犯规只出牌", "A foul with no play to restart only shows its card"),
+    "D22": ("得分可不指定球员", "A goal's scorer may be left out"),
+    "D23": ("受伤球员可通过换人重新上场", "An injured player may come back by substitution"),
+    "D24": ("猜硬币只记录一次", "The coin toss is recorded once"),
+    "D25": ("抢断、捕捉、进攻与投射须由相应的一方", "Steals, catches, attacks and missed shots by the right team"),
+    "D26": ("比赛计时的更正", "Correcting the clock"),
+    "D27": ("任何阶段均可出牌；撤销不可再撤销", "Cards in every phase; a void cannot be voided"),
+    "D28": ("第二张黄牌", "A second yellow card"),
+    "D29": ("死球时也可记录受伤，发球不变", "An injury may be logged at any dead ball; the restart stays"),
+    "D30": ("得分后的30秒回场倒计时在开球后结束", "The 30-second return after a goal ends at the kickoff"),
+    "D31": (
+        "球出对方底线或落入对方禁区：推定为进攻状态",
+        "Ball over the opponents' end line or into their area: attacking state inferred",
+    ),
+}
+
+_DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
+
+
+def _later_decisions(path: Path = _DECISIONS_MD) -> dict[str, tuple[str, str]]:
+    """Decisions in docs/decisions.md that the table above does not name yet (a table row
+    ``| **D29** | Text... |``, a heading ``## D29 — Text`` or an item ``- **D29** Text``).
+
+    Their English title is the doc's first sentence; the Chinese falls back to it until the table above
+    gives one.
+    """
+    if not path.exists():
+        return {}
+    found: dict[str, tuple[str, str]] = {}
+    row = re.compile(r"^\|\s*\**(D\d+)\**\s*\|\s*([^|]+)\|")
+    line_item = re.compile(r"^(?:#+\s*|[-*]\s*)?\**(D\d+)\**[\s.:—–-]+(.+)$")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = row.match(line.strip()) or line_item.match(line.strip())
+        if m and m.group(1) not in DECISIONS and m.group(1) not in found:
+            text = m.group(2).strip().strip("*")
+            title = re.split(r"(?<=[.;:])\s", text, maxsplit=1)[0].rstrip(".;:")
+            found[m.group(1)] = (title, title)
+    return found
+
+
+RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **_later_decisions()}
+
+
+def title(rule: str, language: str) -> str | None:
+    """The title of section or decision ``rule`` in ``language`` ("zh" or "en"), or None if unknown."""
+    pair = RULES.get(rule) or RULES.get(rule.split(".")[0] if rule[:1].isdigit() else rule)
+    if pair is None:
+        return None
+    return pair[0] if language == "zh" else pair[1]
+
+
+def titles(language: str) -> dict[str, str]:
+    """Every known rule number with its title in ``language``: handed to the console's script."""
+    return {rule: pair[0] if language == "zh" else pair[1] for rule, pair in RULES.items()}

@@ -1,0 +1,206 @@
+/* Qalisball Live: what every live page shares.
+ *
+ * - the page's data (JSON rendered by the server: state, roster, translated words);
+ * - a clock that follows the server's: every state carries server_time_ms, the server's clock when it
+ *   was made; the page keeps the best estimate of (server time - this device's monotonic time) and
+ *   extrapolates the game clock from the last state, so it ticks smoothly and never drifts;
+ * - the Socket.IO connection: join the match's room, get `state` and `event`, re-join on reconnect
+ *   and every 30 s (a fresh state re-anchors the clock).
+ */
+(function () {
+  "use strict";
+  var Q = (window.Q = {});
+  var el = document.getElementById("page-data");
+  Q.data = el ? JSON.parse(el.textContent) : {};
+  Q.T = Q.data.strings || {};
+  Q.V = Q.data.vocab || {};
+
+  Q.$ = function (id) { return document.getElementById(id); };
+  Q.fmt = function (s, params) {
+    return String(s).replace(/\{(\w+)\}/g, function (m, k) {
+      return params && params[k] !== undefined && params[k] !== null ? params[k] : m;
+    });
+  };
+  Q.mmss = function (ms) {
+    if (ms === null || ms === undefined) return "--:--";
+    var s = Math.max(0, Math.floor(ms / 1000));
+    var m = Math.floor(s / 60);
+    s = s % 60;
+    return (m < 10 ? "0" : "") + m + ":" + (s < 10 ? "0" : "") + s;
+  };
+  Q.esc = function (s) {
+    return String(s === null || s === undefined ? "" : s).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  };
+  Q.setText = function (id, text) {
+    var n = typeof id === "string" ? Q.$(id) : id;
+    if (n && n.textContent !== String(text)) n.textContent = text;
+  };
+  Q.show = function (id, on) {
+    var n = typeof id === "string" ? Q.$(id) : id;
+    if (n) n.hidden = !on;
+  };
+  Q.playerName = function (team, n) {
+    var r = (Q.data.roster || {})[team] || {};
+    return r[String(n)] || "";
+  };
+  Q.player = function (team, n) {
+    if (n === null || n === undefined) return "";
+    var name = Q.playerName(team, n);
+    return "#" + n + (name ? " " + name : "");
+  };
+
+  /* ---- the server's clock ---------------------------------------------------------------- */
+  var samples = []; // [{at: local ms, offset: server - local}]
+  function localNow() { return performance.timeOrigin + performance.now(); }
+  Q.localNow = localNow;
+  Q.sample = function (serverMs, receivedAt) {
+    var at = receivedAt || localNow();
+    samples.push({ at: at, offset: serverMs - at });
+    // Keep ten minutes: the best (largest) offset is the one with the least network delay; old
+    // samples go, so a device clock that runs a little fast cannot hold a stale offset.
+    while (samples.length > 1 && at - samples[0].at > 600000) samples.shift();
+    if (samples.length > 200) samples.shift();
+  };
+  Q.serverNow = function () {
+    if (!samples.length) return Date.now();
+    var best = -Infinity;
+    for (var i = 0; i < samples.length; i++) best = Math.max(best, samples[i].offset);
+    return localNow() + best;
+  };
+  /* The game clock of `state` now: elapsed ms, clamped to the period's length. */
+  Q.elapsed = function (state) {
+    var c = state.clock;
+    if (!c) return 0;
+    if (!c.running) return c.elapsed_ms;
+    var e = c.elapsed_ms + Math.max(0, Q.serverNow() - state.server_time_ms);
+    return Math.min(e, c.length_ms);
+  };
+  Q.isHalf = function (state) { return state.phase === "first_half" || state.phase === "second_half"; };
+  Q.timeUp = function (state) {
+    return state.time_up || (Q.isHalf(state) && state.clock.running && Q.elapsed(state) >= state.clock.length_ms);
+  };
+  /* The clock as the screens show it: a half counts up; half-time counts down. */
+  Q.clockText = function (state) {
+    if (state.phase === "halftime") return Q.mmss(state.clock.length_ms - Q.elapsed(state));
+    if (Q.isHalf(state)) return Q.mmss(Q.elapsed(state));
+    return state.clock.elapsed_ms ? Q.mmss(state.clock.elapsed_ms) : "00:00";
+  };
+  /* 7.2: 30 s to return to their halves after a goal, while the kickoff it gave is pending. */
+  Q.returnLeft = function (state) {
+    if (!state.return_countdown_ms || !state.restart || state.restart.type !== "kickoff") return 0;
+    return Math.max(0, state.return_countdown_ms - Math.max(0, Q.serverNow() - state.server_time_ms));
+  };
+  /* The first state came with the page: it was made when the response's first byte left the server. */
+  (function () {
+    var st = Q.data.state;
+    if (!st) return;
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    var at = nav && nav.responseStart ? performance.timeOrigin + nav.responseStart : localNow();
+    Q.sample(st.server_time_ms, at);
+  })();
+
+  /* ---- words ---------------------------------------------------------------------------- */
+  Q.restartText = function (state) {
+    if (Q.timeUp(state) && Q.isHalf(state)) return Q.T.time_up;
+    if (state.restart) {
+      return Q.fmt(Q.T.restart_pending, {
+        restart: Q.V.restart[state.restart.type],
+        team: state.teams[state.restart.team].name,
+      });
+    }
+    if (Q.isHalf(state) && state.ball === "live") return Q.T.ball_live;
+    return "";
+  };
+  Q.multiAttackText = function (state) {
+    var t = state.possession;
+    if (!t) return "";
+    var ma = state.teams[t].multi_attack;
+    if (ma.team !== null && ma.team !== undefined) return Q.T.multi_attack + Q.T.colon + ma.team;
+    var keys = Object.keys(ma.players || {});
+    if (!keys.length) return "";
+    return Q.T.multi_attack + Q.T.colon + keys.map(function (n) { return "#" + n + " " + ma.players[n]; }).join(" ");
+  };
+  Q.cardsHtml = function (ts) {
+    var out = "";
+    var seen = {};
+    ts.yellow.forEach(function (n) {
+      if (ts.sent_off.indexOf(n) < 0 && !seen[n]) {
+        seen[n] = 1;
+        out += '<span class="card yellow" title="' + Q.esc(Q.V.card.yellow) + '">' + n + "</span>";
+      }
+    });
+    ts.sent_off.forEach(function (n) {
+      out += '<span class="card red" title="' + Q.esc(Q.V.card.red) + '">' + n + "</span>";
+    });
+    return out;
+  };
+  Q.setHtml = function (id, html) {
+    var n = typeof id === "string" ? Q.$(id) : id;
+    if (n && n.innerHTML !== html) n.innerHTML = html;
+  };
+  Q.shootoutHtml = function (state) {
+    var so = state.shootout;
+    if (!so) return "";
+    var rounds = Math.max(so.rounds || 4, so.round || 1);
+    var order = [so.first, so.first === "home" ? "away" : "home"];
+    var h = '<table class="so-board"><thead><tr><th></th>';
+    for (var r = 1; r <= rounds; r++) h += '<th colspan="2">' + r + "</th>";
+    h += "<th>Σ</th></tr><tr class=\"pts\"><th></th>";
+    for (r = 1; r <= rounds; r++) h += "<th>1</th><th>2</th>";
+    h += "<th></th></tr></thead><tbody>";
+    order.forEach(function (t) {
+      h += '<tr class="' + t + '"><th>' + Q.esc(state.teams[t].name) + "</th>";
+      for (var r = 1; r <= rounds; r++) {
+        [1, 2].forEach(function (p) {
+          var k = null;
+          so.kicks.forEach(function (x) { if (x.round === r && x.team === t && x.points === p) k = x; });
+          var next = so.next && so.round === r && so.next.team === t && so.next.points === p;
+          var cls = "kick" + (k ? (k.scored ? " scored" : " missed") : "") + (next ? " next" : "");
+          h += '<td class="' + cls + '">' + (k ? (k.scored ? "●" : "✕") : next ? "◎" : "·") + "</td>";
+        });
+      }
+      h += '<td class="total">' + so.score[t] + "</td></tr>";
+    });
+    return h + "</tbody></table>";
+  };
+  Q.nextKickText = function (state) {
+    var so = state.shootout;
+    if (!so || !so.next) return "";
+    var n = so.next;
+    return Q.fmt(Q.T.next_kick, {
+      team: state.teams[n.team].name, player: n.player, name: Q.playerName(n.team, n.player), points: n.points,
+    });
+  };
+
+  /* ---- live connection ------------------------------------------------------------------ */
+  /* Calls handlers.state(state), handlers.event(entry), handlers.status(connected). */
+  Q.connect = function (matchId, handlers) {
+    if (typeof io !== "function") return null;
+    var socket = io({ reconnectionDelayMax: 4000 });
+    function join() { socket.emit("join", { match: matchId }); }
+    socket.on("connect", function () { join(); if (handlers.status) handlers.status(true); });
+    socket.on("disconnect", function () { if (handlers.status) handlers.status(false); });
+    socket.on("state", function (s) {
+      Q.sample(s.server_time_ms);
+      if (handlers.state) handlers.state(s);
+    });
+    socket.on("event", function (e) { if (handlers.event) handlers.event(e); });
+    setInterval(function () { if (socket.connected) join(); }, 30000);
+    Q.socket = socket;
+    Q.rejoin = join;
+    return socket;
+  };
+  /* Accept a state only if it is not older than the one shown. */
+  Q.newer = function (cur, s) {
+    if (!cur) return true;
+    if (s.seq !== cur.seq) return s.seq > cur.seq;
+    return s.server_time_ms >= cur.server_time_ms;
+  };
+  /* Call fn ten times a second; fn draws only what changed. */
+  Q.tick = function (fn) {
+    fn();
+    setInterval(fn, 100);
+  };
+})();

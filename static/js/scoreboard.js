@@ -1,0 +1,57 @@
+/* The big screen: redraws from each `state`; the clock and countdowns tick from the server's clock. */
+(function () {
+  "use strict";
+  var state = Q.data.state;
+  var timeUpSeen = false;
+
+  function draw() {
+    var s = state;
+    document.body.className = document.body.className.replace(/\bphase-\w+/, "phase-" + s.phase);
+    document.body.classList.toggle("has-shootout", !!s.shootout);
+    ["home", "away"].forEach(function (t) {
+      Q.setText(t + "-name", s.teams[t].name);
+      Q.setText(t + "-score", s.score[t]);
+      Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
+      Q.setHtml(t + "-cards", Q.cardsHtml(s.teams[t]));
+    });
+    Q.setText("phase", Q.V.phase[s.phase]);
+    Q.setText("restart", Q.restartText(s));
+    Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+    var so = Q.$("shootout");
+    Q.show(so, !!s.shootout);
+    if (s.shootout) {
+      Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
+      Q.setHtml("so-board", Q.shootoutHtml(s));
+      Q.setText("so-next", Q.nextKickText(s));
+    }
+    Q.show("result", !!s.winner);
+    if (s.winner) Q.setText("result", Q.fmt(Q.T.winner, { team: s.teams[s.winner].name }));
+    tick();
+  }
+
+  function tick() {
+    var s = state;
+    Q.setText("clock", Q.clockText(s));
+    var up = Q.timeUp(s) && Q.isHalf(s);
+    Q.$("clock").classList.toggle("up", up);
+    Q.$("clock").classList.toggle("paused", Q.isHalf(s) && !s.clock.running && !up);
+    if (up && !timeUpSeen) {
+      timeUpSeen = true;
+      draw(); // restart and possession are gone once time is up (10.2)
+    }
+    var left = Q.returnLeft(s);
+    Q.show("return", left > 0);
+    if (left > 0) Q.setText("return-time", "0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
+  }
+
+  Q.connect(Q.data.match, {
+    state: function (s) {
+      if (!Q.newer(state, s)) return;
+      state = s;
+      timeUpSeen = Q.timeUp(s);
+      draw();
+    },
+  });
+  draw();
+  Q.tick(tick);
+})();

@@ -1,0 +1,129 @@
+/* The spectator's phone: score, clock, phase and the timeline (goals, cards, substitutions), live. */
+(function () {
+  "use strict";
+  var state = Q.data.state;
+  var ON_TIMELINE = { goal: 1, card: 1, substitution: 1, period_start: 1, period_end: 1, shootout_kick: 1, abandon: 1 };
+
+  function onTimeline(e) {
+    return ON_TIMELINE[e.type] || (e.type === "foul" && e.card);
+  }
+
+  function item(e) {
+    var name = function (t) { return Q.esc(state.teams[t].name); };
+    var what;
+    if (e.type === "goal") {
+      what = "⚽ " + Q.esc(Q.V.event.goal) + " · " + name(e.team) + (e.player !== null && e.player !== undefined ? " " + Q.esc(Q.player(e.team, e.player)) : "");
+    } else if (e.type === "card" || e.type === "foul") {
+      var color = e.color || e.card;
+      what = '<span class="card ' + color + '"></span>' + Q.esc(Q.V.card[color]) + " · " + name(e.team) + " " + Q.esc(Q.player(e.team, e.player));
+    } else if (e.type === "substitution") {
+      what = "⇄ " + Q.esc(Q.V.event.substitution) + " · " + name(e.team) + ": " +
+        (e.out !== null && e.out !== undefined ? Q.esc(Q.player(e.team, e.out)) + " → " : "") + Q.esc(Q.player(e.team, e["in"]));
+    } else if (e.type === "shootout_kick") {
+      what = Q.esc(Q.V.event.shootout_kick) + " · " + name(e.team) +
+        (e.taker !== undefined ? " " + Q.esc(Q.player(e.team, e.taker)) + " · " + Q.esc(Q.fmt(Q.T.points, { n: e.points })) : "") +
+        " · " + Q.esc(e.scored ? Q.T.scored : Q.T.missed);
+    } else if (e.type === "period_start") {
+      what = "▶ " + Q.esc(Q.T.half_started);
+    } else if (e.type === "period_end") {
+      what = "■ " + Q.esc(Q.T.half_ended);
+    } else if (e.type === "abandon") {
+      what = Q.esc(Q.V.phase.abandoned) + ": " + Q.esc(e.reason);
+    } else {
+      what = Q.esc(Q.V.event[e.type] || e.type);
+    }
+    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.color || e.card) : "");
+    return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
+      (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what">' + what + "</span></li>";
+  }
+
+  function draw() {
+    var s = state;
+    document.body.className = document.body.className.replace(/\bphase-\w+/, "phase-" + s.phase);
+    document.body.classList.toggle("has-shootout", !!s.shootout);
+    ["home", "away"].forEach(function (t) {
+      Q.setText(t + "-name", s.teams[t].name);
+      Q.setText(t + "-score", s.score[t]);
+      Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
+      Q.setHtml(t + "-cards", Q.cardsHtml(s.teams[t]));
+    });
+    Q.setText("phase", Q.V.phase[s.phase]);
+    Q.setText("restart", Q.restartText(s));
+    Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+    Q.show("shootout", !!s.shootout);
+    if (s.shootout) {
+      Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
+      Q.setHtml("so-board", Q.shootoutHtml(s));
+      Q.setText("so-next", Q.nextKickText(s));
+    }
+    Q.show("result", !!s.winner);
+    if (s.winner) Q.setText("result", Q.fmt(Q.T.winner, { team: s.teams[s.winner].name }));
+    document.title = s.teams.home.name + " " + s.score.home + "–" + s.score.away + " " + s.teams.away.name;
+    Q.setText("clock", Q.clockText(s));
+  }
+
+  var logSeq = state.seq; // the last log entry this page has seen
+  var pendingKicks = []; // shootout kicks wait for the state that says their points and taker
+
+  /* Give the last len(entries) kicks of state's shootout to the entries, in order. */
+  function annotateKicks(entries, s) {
+    var kicks = (s.shootout && s.shootout.kicks) || [];
+    entries.forEach(function (e, i) {
+      var k = kicks[kicks.length - entries.length + i];
+      if (k) { e.points = k.points; e.taker = k.player; }
+    });
+  }
+
+  function onEvent(e) {
+    if (e.seq > logSeq + 1) reload();
+    logSeq = Math.max(logSeq, e.seq);
+    var list = Q.$("timeline");
+    if (e.type === "void") {
+      var gone = list.querySelector('[data-seq="' + e.target + '"]');
+      if (gone) gone.remove();
+    } else if (e.type === "shootout_kick") {
+      pendingKicks.push(e);
+    } else if (onTimeline(e) && !list.querySelector('[data-seq="' + e.seq + '"]')) {
+      list.insertAdjacentHTML("afterbegin", item(e));
+    }
+    Q.show("timeline-empty", !list.children.length);
+  }
+
+  /* Events were missed (before joining, or while disconnected): rebuild the timeline from the log. */
+  var reloading = false;
+  function reload() {
+    if (reloading) return;
+    reloading = true;
+    fetch("/api/matches/" + encodeURIComponent(Q.data.match) + "/events")
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (log) {
+        if (!log) return;
+        if (log.length) logSeq = Math.max(logSeq, log[log.length - 1].seq);
+        var shown = log.filter(function (e) { return e.voided_by === null && onTimeline(e); });
+        annotateKicks(shown.filter(function (e) { return e.type === "shootout_kick"; }), state);
+        var html = shown.reverse().map(item).join("");
+        Q.setHtml("timeline", html);
+        Q.show("timeline-empty", !html);
+      })
+      .catch(function () {})
+      .then(function () { reloading = false; });
+  }
+
+  Q.connect(Q.data.match, {
+    state: function (s) {
+      if (!Q.newer(state, s)) return;
+      state = s;
+      if (pendingKicks.length) {
+        annotateKicks(pendingKicks, s);
+        pendingKicks.forEach(function (e) { Q.$("timeline").insertAdjacentHTML("afterbegin", item(e)); });
+        pendingKicks = [];
+        Q.show("timeline-empty", false);
+      }
+      if (s.seq > logSeq) reload();
+      draw();
+    },
+    event: onEvent,
+  });
+  draw();
+  Q.tick(function () { Q.setText("clock", Q.clockText(state)); });
+})();

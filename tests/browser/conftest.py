@@ -1,0 +1,158 @@
+"""End-to-end fixtures: the real server (app.py, gevent) in a subprocess, Debian's Chromium via Playwright.
+
+The server runs on a free port with its own database and organiser token; each test opens fresh browser
+contexts (a context is one device: its own cookies, localStorage and network). Screenshots go to
+tests/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+ADMIN = "browser-organiser-token"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+TABLET = {"width": 1280, "height": 800}  # a 10-inch tablet, landscape
+SCREEN = {"width": 1920, "height": 1080}  # a projector
+PHONE = {"width": 390, "height": 844}
+
+
+@dataclass
+class Server:
+    base: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+    http: requests.Session = field(default_factory=requests.Session)
+
+    def create_match(self, body: dict[str, Any]) -> dict[str, Any]:
+        r = self.http.post(f"{self.base}/api/matches", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
+        assert r.status_code == 201, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    def post(self, match_id: str, token: str, event: dict[str, Any], expect: int = 201) -> dict[str, Any]:
+        r = self.http.post(
+            f"{self.base}/api/matches/{match_id}/events", json=event, headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
+        assert r.status_code == expect, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    def state(self, match_id: str) -> dict[str, Any]:
+        data: dict[str, Any] = self.http.get(f"{self.base}/api/matches/{match_id}", timeout=10).json()
+        return data
+
+    def events(self, match_id: str) -> list[dict[str, Any]]:
+        data: list[dict[str, Any]] = self.http.get(f"{self.base}/api/matches/{match_id}/events", timeout=10).json()
+        return data
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("server")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "QALISBALL_ASYNC_MODE": "gevent",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "QALISBALL_DB": str(tmp / "live.db"),
+        "QALISBALL_ADMIN_TOKEN": ADMIN,
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = tmp / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "app.py")], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    srv = Server(base, proc, log)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if srv.http.get(base + "/api/matches", timeout=1).status_code == 200:
+                break
+        except requests.ConnectionError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError("the server did not start:\n" + log.read_text(errors="replace"))
+        time.sleep(0.1)
+    yield srv
+    srv.http.close()
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Devices:
+    """Browser contexts opened by a test, each one device; closed at the end, JS errors collected."""
+
+    def __init__(self, browser: Browser, base: str) -> None:
+        self.browser, self.base = browser, base
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def open(self, path: str, *, viewport: dict[str, int] = TABLET, locale: str = "en-GB", **kw: Any) -> Page:
+        ctx = self.browser.new_context(viewport=viewport, locale=locale, base_url=self.base, **kw)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(f"{path}: {exc}"))
+        page.goto(path)
+        return page
+
+    def close(self) -> None:
+        for ctx in self.contexts:
+            ctx.close()
+
+
+@pytest.fixture
+def devices(browser: Browser, server: Server) -> Iterator[Devices]:
+    d = Devices(browser, server.base)
+    yield d
+    d.close()
+    assert not d.errors, d.errors
+
+
+def shot(page: Page, name: str) -> None:
+    """Keep a screenshot of this screen as a test artefact."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)

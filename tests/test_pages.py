@@ -1,0 +1,413 @@
+"""The pages, rendered on the server (Flask test client): names, score, languages, QR codes, weight.
+
+The live behaviour (Socket.IO, taps, offline queue) is proved in a real browser in tests/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qrcode
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from flask.testing import FlaskClient
+
+from qalisball import pages, rulebook
+from qalisball.api import WHO
+from qalisball.rules import engine
+from tests.conftest import ADMIN, FakeClock, MatchDriver
+
+ROOT = Path(__file__).resolve().parent.parent
+ROLES = ("referee", "assistant1", "assistant2", "scorer")
+
+
+def get(client: FlaskClient, url: str, lang: str | None = None, **headers: str) -> Any:
+    if lang:
+        client.set_cookie("lang", lang)
+    return client.get(url, headers=headers)
+
+
+def text(resp: Any) -> str:
+    return str(resp.get_data(as_text=True))
+
+
+def page_data(html: str) -> dict[str, Any]:
+    m = re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S)
+    assert m, "the page hands its data to its script"
+    data: dict[str, Any] = json.loads(m.group(1))
+    return data
+
+
+def element(html: str, element_id: str) -> str:
+    m = re.search(rf'id="{element_id}"[^>]*>(.*?)</', html, re.S)
+    assert m, element_id
+    return m.group(1).strip()
+
+
+def qr_payload_matches(svg: str, data: str) -> bool:
+    """Whether the compact SVG QR code draws exactly qrcode's matrix for ``data``."""
+    code = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    code.add_data(data)
+    code.make(fit=True)
+    matrix = code.get_matrix()
+    drawn = [[False] * len(matrix) for _ in matrix]
+    path = re.search(r'<path fill="#000" d="([^"]*)"', svg)
+    assert path
+    for x, y, w in re.findall(r"M(\d+) (\d+)h(\d+)", path.group(1)):
+        for i in range(int(w)):
+            drawn[int(y)][int(x) + i] = True
+    return drawn == [list(map(bool, row)) for row in matrix]
+
+
+def qr_svgs(html: str) -> list[str]:
+    return re.findall(r'<svg class="qr".*?</svg>', html, re.S)
+
+
+def played(match: MatchDriver) -> MatchDriver:
+    """Kickoff taken, a goal by home #3, a yellow card to away #2, an away substitution."""
+    match.kickoff("home", "x0")
+    match.take(1)
+    match.post({"type": "goal", "team": "home", "player": 3})
+    match.post({"type": "card", "team": "away", "player": 2, "color": "yellow"})
+    match.post({"type": "substitution", "team": "away", "out": 6, "in": 9})
+    return match
+
+
+# ---------------------------------------------------------------------------------------------
+# The matches page
+
+
+def test_index_lists_matches_with_names_as_entered_in_both_languages(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    for lang, heading, phase in (("en", "Matches", "1st half"), ("zh", "比赛", "上半场")):
+        html = text(get(client, "/", lang))
+        assert f"<h2>{heading}</h2>" in html
+        assert "人大 Renmin" in html and "Tsinghua 清华" in html
+        assert "1 – 0" in html and phase in html
+        assert f'lang="{"zh-CN" if lang == "zh" else "en"}"' in html
+
+
+def test_index_offers_the_new_match_form_only_to_the_organiser(client: FlaskClient, match: MatchDriver) -> None:
+    anonymous = text(get(client, "/"))
+    assert re.search(r'<section id="organiser" class="organiser-only" hidden>', anonymous)
+    organiser = text(get(client, f"/?token={ADMIN}"))
+    assert re.search(r'<section id="organiser" class="organiser-only" >', organiser)
+    assert f"/matches/{match.id}/officials?token={ADMIN}" in organiser
+    wrong = text(get(client, "/?token=not-it"))
+    assert "The organiser token was not accepted" in wrong and "officials?token=not-it" not in wrong
+
+
+# ---------------------------------------------------------------------------------------------
+# Spectators and the big screen
+
+
+def test_spectator_page_renders_score_clock_and_timeline_on_the_server(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    match.clock.advance(125_000)
+    html = text(get(client, f"/matches/{match.id}", "en"))
+    assert element(html, "home-score") == "1" and element(html, "away-score") == "0"
+    assert element(html, "clock") == "02:05"
+    assert element(html, "phase") == "1st half"
+    timeline = html[html.index('id="timeline"') :]
+    assert "Goal · 人大 Renmin #3 张伟" in timeline
+    assert "Yellow card · Tsinghua 清华 #2 Bella Wu" in timeline
+    assert "#6 Fay He → #9 Ivan Xu" in timeline
+    zh = text(get(client, f"/matches/{match.id}", "zh"))
+    assert "得分 · 人大 Renmin #3 张伟" in zh and "黄牌" in zh and element(zh, "phase") == "上半场"
+
+
+def test_d8_a_voided_goal_leaves_the_timeline_and_the_score(client: FlaskClient, match: MatchDriver) -> None:
+    match.kickoff("home", "x0")
+    match.take(1)
+    goal = match.post({"type": "goal", "team": "home", "player": 3})
+    match.post({"type": "void", "target": goal["seq"], "reason": "bottle not down"})
+    html = text(get(client, f"/matches/{match.id}", "en"))
+    assert element(html, "home-score") == "0"
+    assert "张伟" not in html[html.index('id="timeline"') :]
+
+
+def test_scoreboard_renders_names_score_phase_restart_cards_and_a_qr_code(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    for lang, phase, restart in (("en", "1st half", "Kickoff · Tsinghua 清华"), ("zh", "上半场", "中圈开球 · Tsinghua 清华")):
+        html = text(get(client, f"/matches/{match.id}/scoreboard", lang))
+        assert element(html, "home-name") == "人大 Renmin" and element(html, "away-name") == "Tsinghua 清华"
+        assert element(html, "home-score") == "1" and element(html, "away-score") == "0"
+        assert element(html, "phase") == phase
+        assert element(html, "restart") == restart
+        assert '<span class="card yellow"' in html[html.index('id="away-cards"') :]
+        [svg] = qr_svgs(html)
+        assert qr_payload_matches(svg, f"http://localhost/matches/{match.id}")
+
+
+def test_7_2_scoreboard_shows_the_return_countdown_after_a_goal(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    match.clock.advance(5_000)
+    html = text(get(client, f"/matches/{match.id}/scoreboard", "en"))
+    assert re.search(r'<div class="return" id="return" >', html)
+    assert element(html, "return-time") == "00:25"
+
+
+def test_overlay_variant_is_transparent_and_has_no_qr_code(client: FlaskClient, match: MatchDriver) -> None:
+    html = text(get(client, f"/matches/{match.id}/scoreboard?overlay=1"))
+    assert re.search(r'<body class="scoreboard overlay ', html)
+    assert not qr_svgs(html)
+    with client.get("/static/css/scoreboard.css") as r:
+        assert "body.overlay { background: transparent; }" in text(r)
+
+
+def test_scoreboard_with_its_scripts_and_styles_weighs_under_150_kb(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    html = get(client, f"/matches/{match.id}/scoreboard").get_data()
+    assets = re.findall(rb'<(?:script src|link rel="stylesheet" href)="([^"]+)"', html)
+    assert any(a.endswith(b"socket.io.min.js") for a in assets) and any(a.endswith(b".css") for a in assets)
+    total = len(html)
+    for url in assets:
+        with client.get(url.decode()) as r:
+            assert r.status_code == 200, url
+            total += len(r.get_data())
+    assert total < 150_000, f"scoreboard weighs {total} bytes"
+
+
+def test_scoreboard_of_a_shootout_shows_each_kick_and_the_next_taker(client: FlaskClient, match: MatchDriver) -> None:
+    match.kickoff()
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.run_out_half()
+    match.post({"type": "shootout_start", "first": "away", "takers": {"home": [1, 2, 3, 4], "away": [5, 6, 7, 8]}})
+    match.post({"type": "shootout_kick", "team": "away", "scored": True})
+    match.post({"type": "shootout_kick", "team": "home", "scored": False})
+    html = text(get(client, f"/matches/{match.id}/scoreboard", "en"))
+    board = html[html.index('id="shootout"') :]
+    assert '<b id="so-score">0–1</b>' in board
+    assert board.count('class="kick scored') == 1 and board.count('class="kick missed') == 1
+    assert "Next: Tsinghua 清华 #5 Eli Sun · 2 pt" in board
+
+
+# ---------------------------------------------------------------------------------------------
+# The officials' console and their QR codes
+
+
+def test_4_3_console_needs_a_role_token(client: FlaskClient, match: MatchDriver) -> None:
+    assert get(client, f"/matches/{match.id}/referee").status_code == 401
+    wrong = get(client, f"/matches/{match.id}/referee?token=nope")
+    assert wrong.status_code == 401 and "not valid for this match" in text(wrong)
+    assert get(client, f"/matches/{match.id}/referee?token={ADMIN}").status_code == 401  # the organiser does not officiate
+    assert get(client, "/matches/nosuchmatch/referee?token=x").status_code == 404
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_4_3_console_shows_only_what_the_role_may_do(client: FlaskClient, match: MatchDriver, role: str) -> None:
+    html = text(get(client, f"/matches/{match.id}/referee?token={match.tokens[role]}", "en"))
+    data = page_data(html)
+    assert data["role"] == role
+    expected = {key for key, kind, _ in pages.ACTIONS if pages.may(role, key)}
+    assert set(data["allowed"]) == expected
+    shown = set(re.findall(r'data-action="(\w+)"', html))
+    clock = {"pause", "resume", "set"} if role in WHO["clock"] else set()
+    screens = (expected - {"clock", "void", "shootout_start", "shootout_kick"}) | clock
+    assert shown == screens
+    if role == "referee":
+        assert 'id="undo"' in html and {"foul", "yellow", "coin_toss", "shootout_start"} <= expected
+    if role.startswith("assistant"):
+        assert expected == {"goal", "shot_missed", "ball_out_side", "ball_out_end", "ball_in_area", "player_in_area"}
+        assert 'id="undo"' not in html
+    if role == "scorer":
+        assert expected == {"clock", "substitution"}
+
+
+def test_console_renders_the_match_and_hands_over_the_log_and_rule_titles(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    html = text(get(client, f"/matches/{match.id}/referee?token={match.tokens['referee']}", "zh"))
+    assert element(html, "home-score") == "1" and element(html, "phase") == "上半场"
+    assert '<svg id="field"' in html and 'viewBox="-3.0 -3.0 46.0 31.0"' in html
+    data = page_data(html)
+    assert [e["type"] for e in data["log"]] == ["coin_toss", "period_start", "restart_taken", "goal", "card", "substitution"]
+    assert data["rules"]["11.1"] == "换人的基本原则" and data["rules"]["D9"].startswith("进入本方禁区")
+    assert data["strings"]["offline_queued"] == "离线，{n} 条待发送"
+    assert data["vocab"]["violation"]["player_in_area"] == "球员进入禁区"
+    en = page_data(text(get(client, f"/matches/{match.id}/referee?token={match.tokens['referee']}", "en")))
+    assert en["rules"]["11.1"] == "Substitutions: the basic principle"
+    assert en["strings"]["offline_queued"] == "Offline, {n} queued"
+
+
+def test_officials_page_shows_one_qr_code_per_role(client: FlaskClient, match: MatchDriver) -> None:
+    assert get(client, f"/matches/{match.id}/officials").status_code == 401
+    assert get(client, f"/matches/{match.id}/officials?token={match.tokens['referee']}").status_code == 401
+    html = text(get(client, f"/matches/{match.id}/officials?token={ADMIN}", "en"))
+    svgs = qr_svgs(html)
+    assert len(svgs) == len(ROLES) + 1  # one per role, and one for spectators
+    for role, svg in zip(ROLES, svgs, strict=False):
+        url = f"http://localhost/matches/{match.id}/referee?token={match.tokens[role]}"
+        assert qr_payload_matches(svg, url), role
+        assert f'href="{url}"' in html
+    assert qr_payload_matches(svgs[-1], f"http://localhost/matches/{match.id}")
+    assert "Assistant referee 2" in html
+    assert "助理裁判二" in text(get(client, f"/matches/{match.id}/officials?token={ADMIN}", "zh"))
+
+
+def test_qr_codes_use_the_public_url_behind_a_proxy(client: FlaskClient, match: MatchDriver) -> None:
+    client.application.config["PUBLIC_URL"] = "https://live.example.org/"
+    html = text(get(client, f"/matches/{match.id}/scoreboard"))
+    assert qr_payload_matches(qr_svgs(html)[0], f"https://live.example.org/matches/{match.id}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Languages
+
+
+def test_language_follows_the_browser_then_the_devices_choice(client: FlaskClient, match: MatchDriver) -> None:
+    url = f"/matches/{match.id}"
+    assert element(text(client.get(url, headers={"Accept-Language": "zh-CN,zh;q=0.9"})), "phase") == "未开始"
+    assert element(text(client.get(url, headers={"Accept-Language": "en-US,en;q=0.9"})), "phase") == "Not started"
+    assert element(text(client.get(url, headers={"Accept-Language": "fr"})), "phase") == "Not started"
+    # The switch: remembered in a cookie for this device, and back to the page it was used on.
+    r = client.get(f"/lang/zh?next={url}%3Fx%3D1")
+    assert r.status_code == 302 and r.headers["Location"] == f"{url}?x=1"
+    assert "lang=zh" in r.headers["Set-Cookie"] and "Max-Age" in r.headers["Set-Cookie"]
+    assert element(text(client.get(url, headers={"Accept-Language": "en"})), "phase") == "未开始"
+    # A scoreboard PC without a keyboard: ?lang= once in its URL.
+    r = client.get(url + "?lang=en")
+    assert element(text(r), "phase") == "Not started" and "lang=en" in r.headers["Set-Cookie"]
+    assert element(text(client.get(url)), "phase") == "Not started"
+
+
+def test_language_switch_never_redirects_off_site(client: FlaskClient) -> None:
+    for target in ("https://evil.example/", "//evil.example/", "javascript:alert(1)"):
+        r = client.get("/lang/en", query_string={"next": target})
+        assert r.status_code == 302 and r.headers["Location"] == "/"
+    assert client.get("/lang/fr").status_code == 404
+
+
+def test_language_switch_links_keep_the_token(client: FlaskClient, match: MatchDriver) -> None:
+    token = match.tokens["referee"]
+    html = text(get(client, f"/matches/{match.id}/referee?token={token}", "en"))
+    link = re.search(r'<a href="([^"]+)" lang="zh-CN" data-lang="zh">', html)
+    assert link
+    r = client.get(link.group(1).replace("&amp;", "&"))
+    assert r.headers["Location"] == f"/matches/{match.id}/referee?token={token}"
+
+
+def _my_messages() -> set[str]:
+    """Every message of the screens' templates and Python (the report's templates have their own owner)."""
+    method_map = [("qalisball/**.py", "python"), ("templates/**.html", "jinja2")]
+    found = set()
+    for filename, _lineno, message, _comments, _context in extract_from_dir(
+        str(ROOT), method_map, keywords={"_": None, "gettext": None, "_l": None, "lazy_gettext": None}
+    ):
+        if Path(filename).name.startswith("report") or filename.startswith("qalisball/reports"):
+            continue
+        found.add(message if isinstance(message, str) else message[0])
+    return found
+
+
+def test_every_word_on_the_screens_has_a_chinese_translation() -> None:
+    with (ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f)
+    translated = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+    messages = _my_messages()
+    assert len(messages) > 150
+    missing = sorted(m for m in messages if m not in translated)
+    assert not missing, f"untranslated: {missing}"
+    for msgid, msgstr in translated.items():
+        # The placeholders the scripts fill in must survive translation.
+        assert sorted(re.findall(r"\{\w+\}", msgid)) == sorted(re.findall(r"\{\w+\}", str(msgstr))), msgid
+
+
+def test_catalogs_are_compiled_when_the_app_starts(app: Any) -> None:
+    directory = Path(app.config["BABEL_TRANSLATION_DIRECTORIES"])
+    mo = directory / "zh" / "LC_MESSAGES" / "messages.mo"
+    assert mo.exists()
+    assert mo.stat().st_mtime >= (ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po").stat().st_mtime
+
+
+# ---------------------------------------------------------------------------------------------
+# The rule book's titles
+
+
+def _cited_rules() -> set[str]:
+    """Every rule-like literal in the rule core ("11.1", "D5"), and the rules of the restart table."""
+    source = "\n".join(p.read_text() for p in (ROOT / "qalisball" / "rules").glob("*.py"))
+    literals = set(re.findall(r'"(\d{1,2}\.\d|D\d+)"', source))
+    return literals | set(re.findall(r'RuleViolation\(\s*"([^"]+)"', source)) | set(engine.RESTART_RULE.values())
+
+
+def test_every_rule_the_engine_cites_has_a_title_in_both_languages() -> None:
+    cited = _cited_rules()
+    assert {"11.1", "8.5", "10.4", "3.1"} <= cited
+    for rule in sorted(cited):
+        zh, en = rulebook.title(rule, "zh"), rulebook.title(rule, "en")
+        assert zh and en and zh != en, rule
+        assert rule in rulebook.RULES, f"{rule} is cited but only its chapter has a title"
+
+
+def test_rulebook_has_every_section_of_the_book_and_every_decision() -> None:
+    sections = {1: 3, 2: 3, 3: 2, 4: 3, 5: 3, 6: 2, 7: 2, 8: 7, 9: 3, 10: 8, 11: 3, 12: 2, 13: 2}
+    numbered = [f"{c}.{s}" for c, n in sections.items() for s in range(1, n + 1)]
+    assert all(rule in rulebook.SECTIONS for rule in numbered)
+    assert [f"D{i}" for i in range(1, 12)] == [d for d in rulebook.DECISIONS if d[1:].isdigit() and int(d[1:]) <= 11]
+    assert rulebook.title("10.8", "zh") == "任意球的发球位置；罚球"  # the book numbers two sections 10.8
+    assert rulebook.title("8.4", "en") == "Ball landing in the restricted area"
+    assert rulebook.title("99.1", "en") is None
+
+
+def test_later_decisions_are_read_from_docs_decisions_md(tmp_path: Path) -> None:
+    doc = tmp_path / "decisions.md"
+    doc.write_text(
+        "# Decisions\n\n| id | decision | why |\n| --- | --- | --- |\n"
+        "| **D40** | A foul by the restarting team gives the restart away. More text. | because |\n"
+        "- **D41** Abandon keeps the score; more.\n## D42 — Voids are final\n| **D1** | already known | |\n"
+    )
+    later = rulebook._later_decisions(doc)
+    assert later == {
+        "D40": ("A foul by the restarting team gives the restart away",) * 2,
+        "D41": ("Abandon keeps the score",) * 2,
+        "D42": ("Voids are final",) * 2,
+    }
+
+
+def test_every_decision_in_docs_decisions_md_has_a_chinese_title() -> None:
+    doc = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\*\*(D\d+)\*\*", doc))
+    assert named, "docs/decisions.md names its decisions in bold"
+    missing = sorted(d for d in named if d not in rulebook.DECISIONS)
+    assert not missing, f"add Chinese and English titles to qalisball/rulebook.py DECISIONS: {missing}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Small pieces
+
+
+def test_clock_text_counts_up_in_a_half_and_down_at_half_time(client: FlaskClient, match: MatchDriver, clock: FakeClock) -> None:
+    match.kickoff()
+    clock.advance(61_500)
+    assert element(text(get(client, f"/matches/{match.id}/scoreboard")), "clock") == "01:01"
+    match.run_out_half()
+    clock.advance(90_000)
+    assert element(text(get(client, f"/matches/{match.id}/scoreboard")), "clock") == "08:30"  # 10 min half-time
+
+
+def test_qr_svg_is_compact_and_scalable() -> None:
+    svg = pages.qr_svg("http://192.168.1.20:5000/matches/abcdef123456/referee?token=" + "x" * 24, label="Referee")
+    assert svg.startswith('<svg class="qr"') and 'viewBox="0 0 ' in svg and "width=" not in svg.split(">")[0]
+    assert len(svg) < 6000
+    assert "<title>Referee</title>" in svg
+
+
+def test_7_2_d30_return_countdown_ends_once_the_kickoff_is_taken(match: MatchDriver) -> None:
+    """The 30 s are for returning to one's half before the kickoff (7.2, D30): a stoppage just after the
+    kickoff was taken must not bring the countdown back. (The screens also show the countdown only while
+    a kickoff is pending, static/js/common.js returnLeft.)"""
+    match.kickoff("home", "x0")
+    match.take(1)
+    match.post({"type": "goal", "team": "home", "player": 3})
+    assert match.state()["return_countdown_ms"] == 30_000
+    match.clock.advance(10_000)
+    match.take(1)  # away kicks off
+    out = {"type": "violation", "kind": "ball_out_side", "team": "away", "player": 1, "spot": {"x": 20, "y": -1}}
+    s = match.post(out)["state"]
+    assert s["restart"]["type"] == "side_line"
+    assert s["return_countdown_ms"] is None
