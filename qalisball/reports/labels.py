@@ -1,0 +1,171 @@
+"""The report's words in English and Chinese, and how one label is shown for a language.
+
+The report shows both languages side by side ("Goals / 进球") unless ``?lang=en`` or ``?lang=zh``
+asks for one. Chinese terms follow the rule book 2.0 (rules/qalisball-v2.0.zh.txt).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LANGS = ("en", "zh")
+
+LABELS: dict[str, tuple[str, str]] = {
+    # Headings
+    "report": ("Match report", "比赛报告"),
+    "provisional": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
+    "final": ("Final", "正式"),
+    "status_provisional": ("provisional", "临时"),
+    "status_final": ("final", "正式"),
+    "notes": ("How the numbers are counted", "统计说明"),
+    "result": ("Result", "比赛结果"),
+    "teams": ("Teams", "球队"),
+    "venue": ("Venue", "场地"),
+    "date": ("Date", "日期"),
+    "kicked_off_at": ("Kick-off", "开球时间"),
+    "officials": ("Officials", "裁判员"),
+    "lineups": ("Line-ups", "阵容"),
+    "timeline": ("Timeline", "比赛进程"),
+    "player_stats": ("Player statistics", "球员统计"),
+    "team_stats": ("Team statistics", "球队统计"),
+    "shootout": ("Penalty shootout", "罚球大战"),
+    "audit": ("Audit: voided events", "审计：被撤销的事件"),
+    "score_chart": ("Score over time", "比分变化"),
+    "field_diagram": ("Where fouls, violations and free kicks happened", "犯规、违例与任意球位置"),
+    "generated": ("Generated", "生成时间"),
+    "log_seq": ("Event log up to", "事件记录截至"),
+    "status": ("Status", "状态"),
+    "phase": ("Phase", "阶段"),
+    "abandoned_reason": ("Abandoned", "比赛中止"),
+    "none": ("none", "无"),
+    # Result
+    "regulation": ("Regulation time", "常规时间"),
+    "shootout_score": ("Shootout", "罚球大战"),
+    "winner": ("Winner", "胜方"),
+    "half_score": ("Half", "半场"),
+    "draw_pending": ("not decided yet", "尚未决出"),
+    # Roles
+    "referee": ("Referee", "主裁判"),
+    "assistant1": ("Assistant referee 1", "助理裁判一"),
+    "assistant2": ("Assistant referee 2", "助理裁判二"),
+    "scorer": ("Scorer / timekeeper", "记分计时员"),
+    # Phases
+    "scheduled": ("Before the match", "赛前"),
+    "first_half": ("First half", "上半场"),
+    "halftime": ("Half-time", "中场休息"),
+    "second_half": ("Second half", "下半场"),
+    "finished": ("Finished", "已结束"),
+    "abandoned": ("Abandoned", "已中止"),
+    "H1": ("H1", "上半场"),
+    "H2": ("H2", "下半场"),
+    "HT": ("HT", "中场"),
+    "SO": ("SO", "罚球大战"),
+    "PRE": ("pre", "赛前"),
+    "END": ("end", "赛后"),
+    # Line-ups
+    "number": ("No.", "号码"),
+    "name": ("Name", "姓名"),
+    "team": ("Team", "球队"),
+    "starters": ("Starters", "首发"),
+    "substitutes": ("Substitutes", "替补"),
+    "starter": ("Starter", "首发"),
+    "changes": ("Changes", "换人与离场"),
+    "came_on": ("On", "上场"),
+    "went_off": ("Off", "下场"),
+    "why": ("Why", "原因"),
+    "minutes": ("Minutes played", "出场分钟"),
+    "played": ("Time played", "出场时间"),
+    "sub_reason_substitution": ("substitution", "换人"),
+    "sub_reason_injury": ("injury", "受伤"),
+    "sub_reason_red_card": ("sent off", "红牌罚下"),
+    "yes": ("yes", "是"),
+    # Timeline
+    "seq": ("#", "序号"),
+    "time": ("Time", "时间"),
+    "event": ("Event", "事件"),
+    "by": ("Logged by", "记录人"),
+    "restart_led_to": ("Restart", "发球"),
+    "score": ("Score", "比分"),
+    # Stats
+    "goals": ("Goals", "进球"),
+    "shots_missed": ("Missed shots", "投射未中"),
+    "violations": ("Violations", "违例"),
+    "violations_total": ("Violations", "违例"),
+    "fouls": ("Fouls committed", "犯规"),
+    "fouls_suffered": ("Fouls suffered", "被犯规"),
+    "yellow": ("Yellow cards", "黄牌"),
+    "red": ("Red cards", "红牌"),
+    "penalties_awarded": ("Penalties awarded", "获得罚球"),
+    "penalties_conceded": ("Penalties conceded", "送出罚球"),
+    "penalties_taken": ("Penalties taken", "主罚罚球"),
+    "penalties_converted": ("Penalties converted", "罚球命中"),
+    "multi_attack_used": ("Multi-attack opportunities used", "使用多次进攻机会"),
+    "shootout_kicks": ("Shootout kicks", "罚球大战出手"),
+    "shootout_scored": ("Shootout kicks scored", "罚球大战命中"),
+    "shootout_points": ("Shootout points", "罚球大战得分"),
+    "total": ("Total", "合计"),
+    # Shootout sheet
+    "round": ("Round", "轮次"),
+    "points": ("Points", "分值"),
+    "taker": ("Taker", "罚球手"),
+    "scored": ("Scored", "命中"),
+    "missed": ("Missed", "未中"),
+    "first_to_shoot": ("Shoots first", "先罚"),
+    "takers": ("Takers", "罚球手"),
+    # Audit
+    "voided_event": ("Voided event", "被撤销事件"),
+    "voided_by": ("Voided by", "撤销人"),
+    "voided_at": ("Voided at", "撤销时间"),
+    "reason": ("Reason", "原因"),
+    "logged_at": ("Logged at", "记录时间"),
+    # Charts
+    "legend_foul": ("foul", "犯规"),
+    "legend_violation": ("violation", "违例"),
+    "legend_free_kick": ("free kick", "任意球"),
+    "minute": ("minute", "分钟"),
+    # Restarts (10.1)
+    "kickoff": ("kickoff", "中圈开球"),
+    "end_line": ("end-line ball", "底线球"),
+    "side_line": ("side-line ball", "边线球"),
+    "free_kick": ("free kick", "任意球"),
+    "penalty": ("penalty", "罚球"),
+    # Violation kinds (8)
+    "ball_out_side": ("ball out over a side line", "球出边线"),
+    "ball_out_end": ("ball out over an end line", "球出底线"),
+    "ball_grounded": ("ball grounded", "球落地"),
+    "ball_in_area": ("ball in the area", "球落在禁区内"),
+    "player_in_area": ("player in the area", "球员进入禁区"),
+    "caught": ("caught-player violation", "被捕违例"),
+    "restart": ("restart violation", "发球违例"),
+    # Teams
+    "home": ("Home", "主队"),
+    "away": ("Away", "客队"),
+}
+
+VIOLATION_KINDS = ("ball_out_side", "ball_out_end", "ball_grounded", "ball_in_area", "player_in_area", "caught", "restart")
+
+
+def label(key: str, lang: str | None = None) -> str:
+    """One label: both languages side by side, or the one ``lang`` asks for."""
+    en, zh = LABELS[key]
+    return pick(en, zh, lang)
+
+
+def pick(en: str, zh: str, lang: str | None = None) -> str:
+    if lang == "en":
+        return en
+    if lang == "zh":
+        return zh
+    return en if en == zh else f"{en} / {zh}"
+
+
+def text(pair: dict[str, str], lang: str | None = None) -> str:
+    """An event's ``{"en", "zh", "both"}`` text for ``lang`` (``both`` writes the names once)."""
+    if lang in LANGS:
+        return pair[lang]
+    return pair.get("both") or pick(pair["en"], pair["zh"])
+
+
+def both(key: str) -> dict[str, Any]:
+    en, zh = LABELS[key]
+    return {"en": en, "zh": zh}
