@@ -27,6 +27,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py
 	$(PY) bench/broadcast_bench.py
+	$(PY) bench/report_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

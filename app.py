@@ -2,7 +2,9 @@
 
 Serves Flask + Socket.IO with gevent (measured fastest here, PERF-NOTES.md and bench/), on
 HOST:PORT, with TCP_NODELAY on the listening socket (gevent issue #1233 adds ~44 ms per request
-on kept-alive connections without it).
+on kept-alive connections without it), and the soft limit on open files raised towards the hard
+limit (every spectator holds a socket: under the usual soft limit of 1024 the 1015th spectator, and any
+new HTTP connection after it, waited forever while the log filled with EMFILE; bench/README.md).
 """
 
 from __future__ import annotations
@@ -21,7 +23,20 @@ from qalisball import create_app  # noqa: E402
 from qalisball.demo import ensure_demo  # noqa: E402
 
 
+def raise_open_file_limit(want: int = 65536) -> None:
+    """Lift the soft RLIMIT_NOFILE towards the hard limit: one socket per spectator (bench/README.md)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def main() -> None:
+    raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
     app = create_app()
