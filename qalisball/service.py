@@ -99,7 +99,7 @@ class MatchService:
     def create(self, data: dict[str, Any]) -> Match:
         match_id = uuid.uuid4().hex[:12]
         tokens = {role: secrets.token_urlsafe(18) for role in ROLES}
-        created = datetime.now(UTC).isoformat(timespec="seconds")
+        created = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list, as after a restart
         setup = build_setup(data)
         with self._lock:
             self.store.add_match(match_id, data, tokens, created)

@@ -71,8 +71,9 @@ def _clock(s: MatchState, now: int) -> dict[str, Any]:
 
 
 def _return_countdown(s: MatchState, now: int) -> int | None:
-    if s.last_goal_at is None or s.phase not in HALVES or s.ball != "dead":
-        return None
+    kickoff_pending = s.ball == "dead" and s.restart is not None and s.restart.type == "kickoff"
+    if s.last_goal_at is None or s.phase not in HALVES or not kickoff_pending or time_up(s, now):
+        return None  # only while the kickoff after the goal is pending (D30)
     left = RETURN_AFTER_GOAL_MS - (now - s.last_goal_at)
     return left if left > 0 else None
 
