@@ -65,12 +65,8 @@ def finals(index: int, end: int, first_score: int, second_score: int) -> frozens
         return frozenset({(first_score, second_score)})
     side, points = ROUND_ORDER[index % 4]
     if side == "first":
-        return finals(index + 1, end, first_score + points, second_score) | finals(
-            index + 1, end, first_score, second_score
-        )
-    return finals(index + 1, end, first_score, second_score + points) | finals(
-        index + 1, end, first_score, second_score
-    )
+        return finals(index + 1, end, first_score + points, second_score) | finals(index + 1, end, first_score, second_score)
+    return finals(index + 1, end, first_score, second_score + points) | finals(index + 1, end, first_score, second_score)
 
 
 @cache
