@@ -136,6 +136,21 @@
     });
     return out;
   };
+  /* The part of the scoreboard and the phone page that is the same: phase class, names, scores,
+     who has the ball, cards, phase, pending restart, multi-attack counters. */
+  Q.drawHeader = function (s) {
+    document.body.className = document.body.className.replace(/\bphase-\w+/, "phase-" + s.phase);
+    document.body.classList.toggle("has-shootout", !!s.shootout);
+    ["home", "away"].forEach(function (t) {
+      Q.setText(t + "-name", s.teams[t].name);
+      Q.setText(t + "-score", s.score[t]);
+      Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
+      Q.setHtml(t + "-cards", Q.cardsHtml(s.teams[t]));
+    });
+    Q.setText("phase", Q.V.phase[s.phase]);
+    Q.setText("restart", Q.restartText(s));
+    Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+  };
   Q.setHtml = function (id, html) {
     var n = typeof id === "string" ? Q.$(id) : id;
     if (n && n.innerHTML !== html) n.innerHTML = html;

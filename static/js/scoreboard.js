@@ -6,17 +6,7 @@
 
   function draw() {
     var s = state;
-    document.body.className = document.body.className.replace(/\bphase-\w+/, "phase-" + s.phase);
-    document.body.classList.toggle("has-shootout", !!s.shootout);
-    ["home", "away"].forEach(function (t) {
-      Q.setText(t + "-name", s.teams[t].name);
-      Q.setText(t + "-score", s.score[t]);
-      Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
-      Q.setHtml(t + "-cards", Q.cardsHtml(s.teams[t]));
-    });
-    Q.setText("phase", Q.V.phase[s.phase]);
-    Q.setText("restart", Q.restartText(s));
-    Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+    Q.drawHeader(s);
     var so = Q.$("shootout");
     Q.show(so, !!s.shootout);
     if (s.shootout) {
