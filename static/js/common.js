@@ -137,7 +137,7 @@
     return out;
   };
   /* The part of the scoreboard and the phone page that is the same: phase class, names, scores,
-     who has the ball, cards, phase, pending restart, multi-attack counters. */
+     who has the ball, cards, phase, pending restart, multi-attack counters, shootout, result. */
   Q.drawHeader = function (s) {
     document.body.className = document.body.className.replace(/\bphase-\w+/, "phase-" + s.phase);
     document.body.classList.toggle("has-shootout", !!s.shootout);
@@ -150,6 +150,14 @@
     Q.setText("phase", Q.V.phase[s.phase]);
     Q.setText("restart", Q.restartText(s));
     Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+    Q.show("shootout", !!s.shootout);
+    if (s.shootout) {
+      Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
+      Q.setHtml("so-board", Q.shootoutHtml(s));
+      Q.setText("so-next", Q.nextKickText(s));
+    }
+    Q.show("result", !!s.winner);
+    if (s.winner) Q.setText("result", Q.fmt(Q.T.winner, { team: s.teams[s.winner].name }));
   };
   Q.setHtml = function (id, html) {
     var n = typeof id === "string" ? Q.$(id) : id;

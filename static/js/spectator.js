@@ -40,14 +40,6 @@
   function draw() {
     var s = state;
     Q.drawHeader(s);
-    Q.show("shootout", !!s.shootout);
-    if (s.shootout) {
-      Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
-      Q.setHtml("so-board", Q.shootoutHtml(s));
-      Q.setText("so-next", Q.nextKickText(s));
-    }
-    Q.show("result", !!s.winner);
-    if (s.winner) Q.setText("result", Q.fmt(Q.T.winner, { team: s.teams[s.winner].name }));
     document.title = s.teams.home.name + " " + s.score.home + "–" + s.score.away + " " + s.teams.away.name;
     Q.setText("clock", Q.clockText(s));
   }
