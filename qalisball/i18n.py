@@ -222,6 +222,7 @@ _JS = {
     "high_side": _l("High side (y > W/2)"),
     "restart_pending": _l("{restart} · {team}"),
     "ball_live": _l("Ball in play"),
+    "forecast": _l("{text} (offline forecast: the server rules on it once sent)"),
     "time_up": _l("Time up"),
     "possession": _l("Possession"),
     "multi_attack": _l("Attack chances"),

@@ -105,10 +105,12 @@
   Q.restartText = function (state) {
     if (Q.timeUp(state) && Q.isHalf(state)) return Q.T.time_up;
     if (state.restart) {
-      return Q.fmt(Q.T.restart_pending, {
+      var text = Q.fmt(Q.T.restart_pending, {
         restart: Q.V.restart[state.restart.type],
         team: state.teams[state.restart.team].name,
       });
+      // The console's offline forecast is not the engine's decision: say so (console.js predict).
+      return state.predicted && Q.T.forecast ? Q.fmt(Q.T.forecast, { text: text }) : text;
     }
     if (Q.isHalf(state) && state.ball === "live") return Q.T.ball_live;
     return "";

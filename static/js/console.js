@@ -296,6 +296,11 @@
           break;
         }
         var type = { ball_out_side: "side_line", ball_out_end: "end_line", ball_in_area: "end_line" }[b.kind] || "free_kick";
+        if (b.kind === "player_in_area" && s.ends) {
+          // His own area: a penalty (8.5, D9); the opponents' area: an end-line ball (D1).
+          var areaEnd = b.spot.x <= L / 2 ? "x0" : "xL";
+          type = areaEnd === s.ends[b.team] ? "penalty" : "end_line";
+        }
         give(type, other(b.team), clamp(b.spot));
         break;
       case "foul":
