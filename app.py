@@ -45,10 +45,13 @@ def main() -> None:
     base = f"http://{host}:{port}"
     print(f"Qalisball Live on {base}/  (database {app.config['DATABASE']})")
     print(f"Organiser token: {app.config['ADMIN_TOKEN']}")
+    print(f"  matches     {base}/?token={app.config['ADMIN_TOKEN']}")
     for m in svc.matches.values():
         print(f"\nMatch {m.id}: {m.setup.home.name} – {m.setup.away.name}")
         print(f"  spectators  {base}/matches/{m.id}")
         print(f"  scoreboard  {base}/matches/{m.id}/scoreboard")
+        print(f"  QR codes    {base}/matches/{m.id}/officials?token={app.config['ADMIN_TOKEN']}")
+        print(f"  report      {base}/matches/{m.id}/report")
         for role, token in m.tokens.items():
             print(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
     print(flush=True)
