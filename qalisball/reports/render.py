@@ -40,7 +40,7 @@ CSV_HEAD = (
 )
 CSV_TAIL = (
     ("fouls", "fouls"),
-    ("fouls_suffered", "fouls_suffered"),
+    # No "fouls suffered" per player: a foul names its offender only (docs/reports.md); team totals have it.
     ("yellow", "yellow"),
     ("red", "red"),
     ("penalties_conceded", "penalties_conceded"),
@@ -129,7 +129,6 @@ def csv_text(report: dict[str, Any], lang: str | None = None) -> str:
                 "team_name": team_name,
                 "starter": 1 if row["starter"] else 0,
                 "played": _ms_clock(row["played_ms"]),
-                "fouls_suffered": "" if row["fouls_suffered"] is None else row["fouls_suffered"],
                 "status": status,
             }
             line = [values[k] for k, _ in CSV_HEAD]

@@ -618,7 +618,7 @@ def _require_live(s: MatchState, rule: str, what: str) -> None:
     _require_half(s, rule, what)
     if s.ball != "live":
         pending = f" ({s.restart.team}'s {RESTART_WORDS[s.restart.type]} is pending)" if s.restart else ""
-        raise RuleViolation(rule, f"the ball is dead{pending}: {what} needs the ball in play (10.2)")
+        raise RuleViolation(rule, f"the ball is dead{pending}: {what} needs the ball in play")
 
 
 def _need_spot(spot: tuple[float, float] | None, what: str) -> geo.Point:
