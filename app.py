@@ -35,6 +35,18 @@ def raise_open_file_limit(want: int = 65536) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+def _lan_address() -> str:
+    """This machine's address on its network, for the printed links when serving on all interfaces."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))  # UDP: nothing is sent
+        return str(probe.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
 def main() -> None:
     raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
@@ -42,7 +54,8 @@ def main() -> None:
     app = create_app()
     svc = app.extensions["qalisball"]
     ensure_demo(svc)
-    base = f"http://{host}:{port}"
+    shown = _lan_address() if host in ("0.0.0.0", "::") else host
+    base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
     print(f"Qalisball Live on {base}/  (database {app.config['DATABASE']})")
     print(f"Organiser token: {app.config['ADMIN_TOKEN']}")
     print(f"  matches     {base}/?token={app.config['ADMIN_TOKEN']}")

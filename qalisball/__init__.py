@@ -32,6 +32,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ADMIN_TOKEN=os.environ.get("QALISBALL_ADMIN_TOKEN") or None,
         MESSAGE_QUEUE=os.environ.get("QALISBALL_MESSAGE_QUEUE") or None,
         ASYNC_MODE=os.environ.get("QALISBALL_ASYNC_MODE", "threading"),
+        # The address QR codes carry (e.g. http://192.168.1.20:5000); else the address the page was opened with.
+        PUBLIC_URL=os.environ.get("QALISBALL_PUBLIC_URL") or None,
         CLOCK=now_ms,
         JSON_SORT_KEYS=False,
     )

@@ -145,6 +145,12 @@ def _external(endpoint: str, **values: Any) -> str:
     return request.host_url.rstrip("/") + path
 
 
+def _is_loopback(url: str) -> bool:
+    """Whether ``url`` names this computer only (127.0.0.1, localhost): no tablet can open it."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "localhost" or host.endswith(".localhost") or host == "::1" or host.startswith("127.")
+
+
 def _is_organiser(token: str | None) -> bool:
     admin = current_app.config["ADMIN_TOKEN"]
     return bool(token) and secrets.compare_digest(str(token), str(admin))
@@ -233,7 +239,7 @@ def index() -> str:
     svc = _svc()
     token = request.args.get("token")
     organiser = _is_organiser(token)
-    matches = [svc.summary(m) for m in reversed(list(svc.matches.values()))]
+    matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
     return render_template(
         "index.html",
         matches=matches,
@@ -243,6 +249,16 @@ def index() -> str:
         vocab=i18n.vocabulary(),
         page={"strings": i18n.js_strings(), "organiser": organiser, "lang": i18n.current_language()},
     )
+
+
+def _card(svc: MatchService, m: Match) -> dict[str, Any]:
+    """A match on the index: the API's summary, plus the shootout score and the winner's name."""
+    card = svc.summary(m)
+    state = svc.state(m)
+    so = state["shootout"]
+    card["shootout"] = so["score"] if so else None
+    card["winner_name"] = state["teams"][state["winner"]]["name"] if state["winner"] else None
+    return card
 
 
 @bp.get("/matches/<match_id>/officials")
@@ -256,6 +272,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
     return render_template(
         "officials.html",
         m=m,
+        loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
         state=_svc().state(m),
         links=links,
         qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},

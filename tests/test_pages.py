@@ -18,8 +18,9 @@ from flask.testing import FlaskClient
 
 from qalisball import pages, rulebook
 from qalisball.api import WHO
+from qalisball.demo import demo_request
 from qalisball.rules import engine
-from tests.conftest import ADMIN, FakeClock, MatchDriver
+from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 
 ROOT = Path(__file__).resolve().parent.parent
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
@@ -249,6 +250,18 @@ def test_officials_page_shows_one_qr_code_per_role(client: FlaskClient, match: M
     assert "助理裁判二" in text(get(client, f"/matches/{match.id}/officials?token={ADMIN}", "zh"))
 
 
+def test_officials_page_warns_when_its_codes_point_at_this_computer_only(client: FlaskClient, match: MatchDriver) -> None:
+    """HOST=127.0.0.1: the QR codes carry the request's host, which no tablet can reach."""
+    url = f"/matches/{match.id}/officials?token={ADMIN}"
+    html = text(client.get(url + "&lang=en", base_url="http://127.0.0.1:5000"))
+    assert re.search(r'id="loopback"[^>]*>These codes point to this computer only \(127\.0\.0\.1:5000\)', html)
+    zh = text(client.get(url + "&lang=zh", base_url="http://localhost:5000"))
+    assert "这些二维码只指向本机（localhost:5000）" in zh
+    assert 'id="loopback"' not in text(client.get(url, base_url="http://192.168.1.20:5000"))
+    client.application.config["PUBLIC_URL"] = "https://live.example.org"
+    assert 'id="loopback"' not in text(client.get(url, base_url="http://127.0.0.1:5000"))
+
+
 def test_qr_codes_use_the_public_url_behind_a_proxy(client: FlaskClient, match: MatchDriver) -> None:
     client.application.config["PUBLIC_URL"] = "https://live.example.org/"
     html = text(get(client, f"/matches/{match.id}/scoreboard"))
@@ -411,3 +424,110 @@ def test_7_2_d30_return_countdown_ends_once_the_kickoff_is_taken(match: MatchDri
     s = match.post(out)["state"]
     assert s["restart"]["type"] == "side_line"
     assert s["return_countdown_ms"] is None
+
+
+# ---------------------------------------------------------------------------------------------
+# A reviewer's walkthrough: the report reachable, results on the index, officials' names, key help,
+# a paused clock said in words, English punctuation in a Latin font.
+
+
+def shootout_won_by_home(match: MatchDriver) -> None:
+    """0–0 after two halves; home scores every kick, away misses every kick, until it is decided."""
+    match.kickoff()
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.run_out_half()
+    match.post({"type": "shootout_start", "first": "home", "takers": {"home": [1, 2, 3, 4], "away": [5, 6, 7, 8]}})
+    while (nxt := match.state()["shootout"]["next"]) is not None:
+        match.post({"type": "shootout_kick", "team": nxt["team"], "scored": nxt["team"] == "home"})
+
+
+def report_links(html: str, match_id: str) -> list[tuple[str, str]]:
+    """Each link to the match's report: (attributes, label)."""
+    return re.findall(rf'<a([^>]*href="/matches/{match_id}/report"[^>]*)>([^<]*)</a>', html)
+
+
+def test_report_is_linked_from_the_spectator_page_scoreboard_and_index_once_play_began(
+    client: FlaskClient, match: MatchDriver
+) -> None:
+    # Before the kickoff there is nothing to report: the links wait, hidden, for the match to begin.
+    assert "hidden" in report_links(text(get(client, f"/matches/{match.id}", "en")), match.id)[0][0]
+    assert not report_links(text(get(client, "/", "en")), match.id)
+    played(match)
+    for lang, label in (("en", "Report"), ("zh", "报告")):
+        for url in (f"/matches/{match.id}", f"/matches/{match.id}/scoreboard", "/"):
+            [(attrs, shown)] = report_links(text(get(client, url, lang)), match.id)
+            assert shown == label and "hidden" not in attrs, url
+    assert not report_links(text(get(client, f"/matches/{match.id}/scoreboard?overlay=1")), match.id)
+    assert client.get(f"/matches/{match.id}/report").status_code == 200
+
+
+def test_12_2_console_links_the_report_once_the_match_is_finished(client: FlaskClient, match: MatchDriver) -> None:
+    url = f"/matches/{match.id}/referee?token={match.tokens['scorer']}"
+    played(match)
+    [(attrs, _)] = report_links(text(get(client, url, "en")), match.id)
+    assert "hidden" in attrs  # not a tap away from leaving the console during play
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.take()
+    match.run_out_half()  # 1–0: finished
+    for lang, label in (("en", "Report"), ("zh", "报告")):
+        [(attrs, shown)] = report_links(text(get(client, url, lang)), match.id)
+        assert shown == label and "hidden" not in attrs and 'target="_blank"' in attrs
+
+
+def test_12_2_index_shows_the_shootout_score_and_the_winner_of_a_finished_match(client: FlaskClient, match: MatchDriver) -> None:
+    shootout_won_by_home(match)
+    so = match.state()["shootout"]["score"]
+    assert so["away"] == 0 and so["home"] > 0
+    for lang, phase, winner in (("en", "Full time", "Winner: 人大 Renmin"), ("zh", "全场结束", "胜方：人大 Renmin")):
+        html = text(get(client, "/", lang))
+        card = html[html.index(f'data-match="{match.id}"') :]
+        card = card[: card.index("</li>")]
+        assert re.search(rf'<span class="sc">0 – 0 <small class="so"[^>]*>\({so["home"]} – 0\)</small></span>', card)
+        assert phase in card and winner in card
+
+
+def test_create_form_has_optional_officials_names_that_the_api_keeps(client: FlaskClient) -> None:
+    html = text(get(client, f"/?token={ADMIN}", "zh"))
+    for role in ROLES:
+        assert re.search(rf'<input name="officials\.{role}" maxlength="80"', html), role
+    assert "裁判员（选填）" in html and "助理裁判一" in html
+    # The shape index.js sends (only the names given) is the one the API accepts.
+    body = {**demo_request(), "officials": {"referee": "王裁判 Wang", "scorer": "Li Na"}}
+    r = client.post("/api/matches", json=body, headers=auth(ADMIN))
+    assert r.status_code == 201, r.get_json()
+    report = client.get(f"/matches/{r.get_json()['id']}/report.json").get_json()
+    assert report["officials"] == {"referee": "王裁判 Wang", "scorer": "Li Na"}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_4_3_keyboard_help_lists_only_the_roles_shortcuts(client: FlaskClient, match: MatchDriver, role: str) -> None:
+    url = f"/matches/{match.id}/referee?token={match.tokens[role]}"
+    en = element(text(get(client, url, "en")), "keys-help")
+    zh = element(text(get(client, url, "zh")), "keys-help")
+    assert en.startswith("Keys: letters on the buttons start a call") and zh.startswith("快捷键：按钮上的字母")
+    assert ("Space pauses" in en) == ("空格" in zh) == (role in WHO["clock"])
+    assert ("Ctrl+Z" in en) == ("Ctrl+Z" in zh) == (role in WHO["void"])
+
+
+def test_3_1_scoreboard_says_paused_in_words_not_only_in_colour(client: FlaskClient, match: MatchDriver) -> None:
+    match.kickoff()
+    html = text(get(client, f"/matches/{match.id}/scoreboard", "en"))
+    assert re.search(r'<div class="paused-label" id="paused" hidden>Paused</div>', html)
+    match.post({"type": "clock", "action": "pause"}, role="scorer")
+    for lang, word in (("en", "Paused"), ("zh", "暂停")):
+        html = text(get(client, f"/matches/{match.id}/scoreboard", lang))
+        assert f'<div class="paused-label" id="paused" >{word}</div>' in html
+        assert '<div class="clock paused" id="clock">' in html
+
+
+def test_screens_set_english_punctuation_in_a_latin_font_before_the_cjk_one(client: FlaskClient) -> None:
+    """A curly apostrophe (Officials’) in the CJK font is a full-width glyph: a Latin font must come first."""
+    for sheet in ("site", "console", "scoreboard"):
+        with client.get(f"/static/css/{sheet}.css") as r:
+            css = text(r)
+        stacks = re.findall(r"font(?:-family)?:[^;]*Noto Sans CJK SC[^;]*;", css)
+        assert stacks, sheet
+        for stack in stacks:
+            assert stack.index("Liberation Sans") < stack.index("DejaVu Sans") < stack.index("Noto Sans CJK SC"), sheet

@@ -159,6 +159,8 @@
       Q.setText("so-next", Q.nextKickText(s));
     }
     Q.show("result", !!s.winner);
+    // The report (provisional during the match, reports/__init__.py) once the match has begun.
+    Q.show("report-link", s.phase !== "scheduled");
     if (s.winner) Q.setText("result", Q.fmt(Q.T.winner, { team: s.teams[s.winner].name }));
   };
   Q.setHtml = function (id, html) {

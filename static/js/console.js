@@ -59,16 +59,45 @@
   };
 
   /* ---- which actions the state allows ------------------------------------------------------ */
+  /* Whether `t` may make any substitution now: an ordinary one (`may_substitute`, SPEC §5.6), or the
+   * replacement owed for a sent-off player (11.2). A team that is short may bring someone on exactly
+   * when it may substitute, so `short` alone grants nothing. */
+  function mayBringOn(s, t) {
+    var ts = s.teams[t];
+    return ts.may_substitute || (ts.replacements_due > 0 && ts.bench.length > 0);
+  }
+  /* Why `t` may not substitute now (shown on its greyed button). */
+  function noSubReason(s, t) {
+    var r = s.restart;
+    if (r && r.team !== t && s.teams[r.team].may_substitute) return Q.fmt(T.sub_wait, { team: teamName(r.team) });
+    return T.sub_not_now;
+  }
+
+  /* 11.2: a player who came on at this stoppage may not take its restart. The stoppage began after the
+   * last restart taken, or half started or ended (substitutions happen only while the ball is dead);
+   * the substitutions since then, in the log (not voided) and still in the queue, brought them on. */
+  var BALL_MOVED = { restart_taken: 1, period_start: 1, period_end: 1 };
+  function cameOn(team) {
+    var q = loadQueue();
+    var undone = {};
+    q.forEach(function (b) { if (b.type === "void") undone[b.target] = 1; });
+    var seen = log.filter(function (e) { return e.voided_by === null && e.type !== "void" && !undone[e.seq]; })
+      .concat(q.filter(function (b) { return b.type !== "void"; }));
+    var out = [];
+    for (var i = seen.length - 1; i >= 0; i--) {
+      var e = seen[i];
+      if (BALL_MOVED[e.type]) break;
+      if (e.type === "substitution" && e.team === team && out.indexOf(e["in"]) < 0) out.push(e["in"]);
+    }
+    return out;
+  }
   function legal(s) {
     var half = Q.isHalf(s);
     var up = half && Q.timeUp(s);
     var live = half && !up && s.ball === "live";
     var pending = half && !up && s.ball === "dead" && !!s.restart;
     var active = ["scheduled", "first_half", "halftime", "second_half"].indexOf(s.phase) >= 0;
-    var subs = active && !live && TEAMS.some(function (t) {
-      var ts = s.teams[t];
-      return ts.may_substitute || ((ts.replacements_due > 0 || ts.short > 0) && ts.bench.length > 0);
-    });
+    var subs = active && !live && TEAMS.some(function (t) { return mayBringOn(s, t); });
     return {
       coin_toss: s.phase === "scheduled" && !s.kickoff_team,
       period_start: (s.phase === "scheduled" && !!s.kickoff_team) || s.phase === "halftime",
@@ -363,6 +392,7 @@
       Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
     });
     Q.setText("phase", V.phase[s.phase]);
+    Q.show("report-link", s.phase === "finished" || s.phase === "abandoned");
     Q.setText("restart", Q.restartText(s));
     Q.setText("possession", s.possession && !Q.timeUp(s) ? Q.fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
     Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
@@ -541,12 +571,18 @@
       case "catch": return V.event["catch"] + S + who + (e.caught !== null && e.caught !== undefined ? " → " + Q.player(other(t), e.caught) : "");
       case "shootout_kick": return V.event.shootout_kick + S + teamName(t) + C + (e.scored ? T.scored : T.missed);
       case "shootout_start": return V.event.shootout_start + C + teamName(e.first);
-      case "void": return V.event["void"] + " #" + e.target;
+      case "void": return Q.fmt(T.undone, { what: voidedWhat(e.target) });
       case "abandon": return V.event.abandon + C + e.reason;
       default: return V.event[e.type] + (who ? S + who : "");
     }
   }
   function entryTime(e) { return e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : ""; }
+  /* A log entry in the Undo button's words: "Goal, home #7 Li, 12:31". */
+  function undoWhat(e) { return describe(e) + (entryTime(e) ? T.sep + entryTime(e) : ""); }
+  function voidedWhat(seq) {
+    for (var i = 0; i < log.length; i++) if (log[i].seq === seq) return undoWhat(log[i]);
+    return "#" + seq;
+  }
 
   function lastVoidable() {
     for (var i = log.length - 1; i >= 0; i--) {
@@ -581,9 +617,10 @@
     }
     b.removeAttribute("data-queued");
     var e = lastVoidable();
-    var label = e ? Q.fmt(T.undo_label, { what: describe(e) + (entryTime(e) ? T.sep + entryTime(e) : "") }) : T.undo_nothing;
-    if (armed && armed.button === b) label = T.confirm_again + " — " + label;
+    var isArmed = !!(e && armed && armed.button === b && armed.seq === e.seq);
+    var label = !e ? T.undo_nothing : isArmed ? T.tap_again_undo + T.colon + undoWhat(e) : Q.fmt(T.undo_label, { what: undoWhat(e) });
     Q.setText(b, label);
+    b.classList.toggle("armed", isArmed);
     b.disabled = !e;
     b.setAttribute("data-target", e ? e.seq : "");
   }
@@ -609,7 +646,7 @@
         '<span class="d">' + Q.esc(describe(e)) + "</span> " +
         '<span class="by">' + Q.esc(Q.fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span>" +
         (voided ? ' <span class="vd">' + Q.esc(T.voided) + "</span>" : "") +
-        (canVoid ? ' <button type="button" class="void-btn" data-void="' + e.seq + '">' + Q.esc(isArmed ? T.confirm_again : T["void"]) + "</button>" : "") +
+        (canVoid ? ' <button type="button" class="void-btn' + (isArmed ? " armed" : "") + '" data-void="' + e.seq + '">' + Q.esc(isArmed ? T.tap_again_undo : T["void"]) + "</button>" : "") +
         "</li>";
     }
     Q.setHtml("log", html);
@@ -624,9 +661,12 @@
       log.forEach(function (x) { if (x.seq === e.target) x.voided_by = e.seq; });
     }
     drawLog();
+    if (call) drawBuilder();
   }
 
-  /* A void takes two taps: the first arms it (the label says what it voids), the second sends it. */
+  /* A void takes two taps: the first arms it for 6 s (the label turns to "Tap again to undo"), the
+   * second sends it. */
+  var ARMED_MS = 6000;
   function armOrVoid(seq, button) {
     if (armed && armed.seq === seq && armed.button === button) {
       clearTimeout(armed.timer);
@@ -636,7 +676,7 @@
       return;
     }
     if (armed) clearTimeout(armed.timer);
-    armed = { seq: seq, button: button, timer: setTimeout(function () { armed = null; drawLog(); }, 4000) };
+    armed = { seq: seq, button: button, timer: setTimeout(function () { armed = null; drawLog(); }, ARMED_MS) };
     drawLog();
   }
   var undoBtn = Q.$("undo");
@@ -671,9 +711,21 @@
     if (data && data.error === "rule") head = Q.fmt(T.refused_rule, { rule: rule });
     else head = T[data && data.error] || T.refused;
     var title = rule ? D.rules[rule] || D.rules[String(rule).split(".")[0]] || "" : "";
-    var msg = (queued ? T.queued_refused + ": " : "") + describe(body) + " — " + ((data && data.message) || "");
-    if (data && data.fields) msg += " " + JSON.stringify(data.fields);
+    var what = body.type === "void" ? Q.fmt(T.undo_label, { what: voidedWhat(body.target) }) : describe(body);
+    var msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + ((data && data.message) || "");
+    var fields = flattenFields(data && data.fields, "", []);
+    if (fields.length) msg += T.colon + fields.join("; ");
     notice({ kind: "refusal", rule: head, title: title, msg: msg });
+  }
+
+  /* A 400's `fields` map as "elapsed_ms: must be at most …" lines. */
+  function flattenFields(fields, prefix, out) {
+    Object.keys(fields || {}).forEach(function (k) {
+      var v = fields[k], path = prefix ? prefix + "." + k : k;
+      if (Array.isArray(v)) out.push(path + T.colon + v.join(" "));
+      else if (v && typeof v === "object") flattenFields(v, path, out);
+    });
+    return out;
   }
 
   function decided(body, s) {
@@ -712,7 +764,7 @@
     call.fixed = fixedTeam(def);
     call.team = call.fixed || (def.team === "possession" ? view.possession : null);
     if (def.type === "substitution") {
-      var may = TEAMS.filter(function (t) { return view.teams[t].may_substitute || view.teams[t].replacements_due > 0 || view.teams[t].short > 0; });
+      var may = TEAMS.filter(function (t) { return mayBringOn(view, t); });
       if (may.length === 1) call.team = may[0];
     }
     if (def.options && def.options.indexOf("side") >= 0) call.options.side = "low";
@@ -736,7 +788,13 @@
     var m = (input.value || "").trim().match(/^(\d{1,3})(?:[:.\s]?(\d{2}))?$/);
     if (!m) { notice({ kind: "hint", msg: T.clock_set_invalid }); input.focus(); return; }
     var ms = (Number(m[1]) * 60 + Number(m[2] || 0)) * 1000;
-    submit({ type: "clock", action: "set", elapsed_ms: Math.min(ms, view.clock.length_ms) });
+    if (ms > view.clock.length_ms) {
+      // Refused here, never shortened silently: the official sees what was typed and why (3.1).
+      notice({ kind: "hint", msg: Q.fmt(T.clock_set_too_long, { typed: Q.mmss(ms), length: Q.mmss(view.clock.length_ms) }) });
+      input.focus();
+      return;
+    }
+    submit({ type: "clock", action: "set", elapsed_ms: ms });
     input.value = "";
     input.blur();
   }
@@ -761,11 +819,27 @@
     return '<button type="button" class="' + (cls || "pick") + '" ' + a + ">" + label + "</button>";
   }
 
-  function playerButtons(team, list, chosen, stageAttr) {
+  function playerButtons(team, list, chosen, stageAttr, blockedList) {
     return list.map(function (n) {
-      return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>", { "data-player": n, "data-stage": stageAttr },
-        "pick player" + (chosen === n ? " chosen" : ""));
+      var attrs = { "data-player": n, "data-stage": stageAttr };
+      var off = (blockedList || []).indexOf(n) >= 0;
+      if (off) attrs.disabled = "disabled";
+      return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>", attrs,
+        "pick player" + (chosen === n ? " chosen" : "") + (off ? " blocked" : ""));
     }).join("");
+  }
+
+  /* The players the call may not name at this stage: at a restart, those who came on at this stoppage
+   * (11.2); for a team that may not substitute but owes a replacement, everyone on the field (only
+   * "nobody" goes off, 11.2). */
+  function blocked(stage) {
+    if (stage !== 1 || !call || !call.team) return [];
+    if (call.def.type === "restart_taken") return cameOn(call.team);
+    if (call.def.type === "substitution" && !view.teams[call.team].may_substitute) return candidates(call.team, call.def.from);
+    return [];
+  }
+  function teamBlocked(t) {
+    return !!call && call.def.type === "substitution" && !mayBringOn(view, t);
   }
 
   function drawBuilder() {
@@ -785,7 +859,13 @@
     } else {
       if (!call.fixed && def.team !== "none") {
         teams = TEAMS.map(function (t) {
-          return btn(Q.esc(teamName(t)) + "<kbd>" + (t === "home" ? "H" : "A") + "</kbd>", { "data-team": t }, "pick team-btn " + t + (call.team === t ? " chosen" : ""));
+          var attrs = { "data-team": t };
+          var why = "";
+          if (teamBlocked(t)) {
+            attrs.disabled = "disabled";
+            why = '<small class="why">' + Q.esc(noSubReason(view, t)) + "</small>";
+          }
+          return btn(Q.esc(teamName(t)) + "<kbd>" + (t === "home" ? "H" : "A") + "</kbd>" + why, attrs, "pick team-btn " + t + (call.team === t ? " chosen" : ""));
         }).join("");
       } else if (call.team) {
         teams = '<span class="team-fixed ' + call.team + '">' + Q.esc(teamName(call.team)) + "</span>";
@@ -809,7 +889,12 @@
       if (def.player !== "none" && call.team) {
         if (!stage2) {
           label = T[def.label || "choose_player"];
-          players = playerButtons(call.team, candidates(call.team, def.from), call.player, 1);
+          var off = blocked(1);
+          players = playerButtons(call.team, candidates(call.team, def.from), call.player, 1, off);
+          if (off.length && def.type === "restart_taken") {
+            label += " — " + Q.fmt(T.came_on, { players: off.map(function (n) { return Q.player(call.team, n); }).join(T.sep) });
+          }
+          if (off.length && def.type === "substitution") label += " — " + T.replacement_only;
           if (def.nobody && (view.teams[call.team].short > 0 || view.teams[call.team].replacements_due > 0)) {
             players += btn(Q.esc(T.nobody), { "data-player": "none", "data-stage": 1 }, "pick player none");
           }
@@ -991,6 +1076,7 @@
     if (call) {
       if (k === "Escape") { cancel(); return; }
       if ((k === "h" || k === "a") && !call.fixed && !call.def.custom) {
+        if (teamBlocked(k === "h" ? "home" : "away")) return;
         call.team = k === "h" ? "home" : "away";
         call.player = undefined; call.player2 = undefined;
         drawBuilder(); tryComplete("team");
@@ -1010,7 +1096,7 @@
         var team = stage === 2 ? player2Team() : call.team;
         var from = stage === 2 ? call.def.player2.from : call.def.from;
         call.digits = "";
-        if (candidates(team, from).indexOf(n) >= 0) choosePlayer(n, stage);
+        if (candidates(team, from).indexOf(n) >= 0 && blocked(stage).indexOf(n) < 0) choosePlayer(n, stage);
         else drawBuilder();
       }
       return;

@@ -1,7 +1,14 @@
-/* The matches page: keeps the organiser token on this device and creates matches through the API. */
+/* The matches page: keeps the organiser token on this device and creates matches through the API.
+ *
+ * The form is checked here first (lines that are not "number name", repeated shirt numbers, the number
+ * of starters, ranges), so the organiser sees every mistake at once, in the page's language, next to
+ * the field it concerns. The server checks again: each message of its 400 `fields` map is shown the
+ * same way, next to its field (translated when it is one of the messages we know).
+ */
 (function () {
   "use strict";
   var KEY = "qalisball.organiser";
+  var T = Q.T;
   var params = new URLSearchParams(location.search);
   var fromUrl = params.get("token");
   if (fromUrl && Q.data.organiser) localStorage.setItem(KEY, fromUrl);
@@ -24,52 +31,104 @@
     location.href = location.pathname;
   });
 
+  var TEAMS = ["home", "away"];
+  var OFFICIALS = ["referee", "assistant1", "assistant2", "scorer"];
   var form = Q.$("create");
   function val(name) { var n = form.elements[name]; return n ? n.value.trim() : ""; }
+  function tokens(text) { return text.split(/[\s,，、]+/).filter(Boolean); }
   function numbers(text) {
-    return text.split(/[\s,，、]+/).filter(Boolean).map(Number).filter(function (n) { return Number.isInteger(n); });
+    return tokens(text).map(Number).filter(function (n) { return Number.isInteger(n); });
   }
-  function team(t, starters) {
+  function list(ns) { return ns.map(function (n) { return "#" + n; }).join(T.sep); }
+  function repeated(ns) {
+    return ns.filter(function (n, i) { return ns.indexOf(n) !== i && ns.indexOf(n, i + 1) < 0; });
+  }
+
+  /* "7 李华", "#7 李华", "7. Alex Chen": one player a line; anything else is reported, never dropped. */
+  function parsePlayers(t, errors) {
     var players = [];
-    val(t + ".players").split(/\n/).forEach(function (line) {
-      var m = line.trim().match(/^#?(\d+)[\s.:：、-]+(.+)$/);
+    val(t + ".players").split(/\n/).forEach(function (line, i) {
+      var text = line.trim();
+      if (!text) return;
+      var m = text.match(/^#?(\d+)[\s.:：、-]+(.+)$/);
       if (m) players.push({ number: Number(m[1]), name: m[2].trim() });
+      else errors.push([t + ".players", Q.fmt(T.err_line, { n: i + 1, line: text })]);
     });
-    var starting = numbers(val(t + ".starting"));
-    if (!starting.length) starting = players.slice(0, starters).map(function (p) { return p.number; });
-    return { name: val(t + ".name"), color: val(t + ".color"), players: players, starting: starting };
+    return players;
   }
-  function flatten(fields, prefix, out) {
-    Object.keys(fields || {}).forEach(function (k) {
-      var v = fields[k];
-      var path = prefix ? prefix + "." + k : k;
-      if (Array.isArray(v)) out.push(path + ": " + v.join(" "));
-      else if (v && typeof v === "object") flatten(v, path, out);
+
+  function team(t, starters, errors) {
+    var players = parsePlayers(t, errors);
+    var shirts = players.map(function (p) { return p.number; });
+    var startText = val(t + ".starting");
+    var starting = numbers(startText);
+    var name = val(t + ".name");
+    if (!name) errors.push([t + ".name", T.err_required]);
+    if (!players.length && !errors.some(function (e) { return e[0] === t + ".players"; })) errors.push([t + ".players", T.err_no_players]);
+    var dup = repeated(shirts);
+    if (dup.length) errors.push([t + ".players", Q.fmt(T.err_dup_numbers, { numbers: list(dup) })]);
+    var junk = tokens(startText).filter(function (x) { return !Number.isInteger(Number(x)); });
+    if (junk.length) errors.push([t + ".starting", Q.fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
+    if (startText) {
+      var unknown = starting.filter(function (n) { return shirts.indexOf(n) < 0; });
+      if (unknown.length && players.length) errors.push([t + ".starting", Q.fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
+      if (repeated(starting).length) errors.push([t + ".starting", T.err_starter_twice]);
+      if (starting.length !== starters && starters) errors.push([t + ".starting", Q.fmt(T.err_starters_count, { n: starters, got: starting.length })]);
+    } else {
+      if (players.length && players.length < starters) errors.push([t + ".players", Q.fmt(T.err_too_few_players, { n: starters, got: players.length })]);
+      starting = players.slice(0, starters).map(function (p) { return p.number; });
+    }
+    return { name: name, color: val(t + ".color"), players: players, starting: starting };
+  }
+
+  /* Every number field within its min and max (the same limits as the server's schema). */
+  function checkNumbers(errors) {
+    form.querySelectorAll('input[type="number"]').forEach(function (input) {
+      var raw = input.value.trim();
+      var v = Number(raw);
+      var min = input.getAttribute("min"), max = input.getAttribute("max");
+      if (raw === "" || !isFinite(v)) errors.push([input.name, T.err_number]);
+      else if (min !== null && max !== null && (v < Number(min) || v > Number(max))) errors.push([input.name, Q.fmt(T.err_range, { min: min, max: max })]);
+      else if (min !== null && v < Number(min)) errors.push([input.name, Q.fmt(T.err_min, { min: min })]);
     });
-    return out;
   }
-  form.addEventListener("submit", function (ev) {
-    ev.preventDefault();
+
+  function build(errors) {
+    checkNumbers(errors);
     var starters = Number(val("starters"));
+    var home = team("home", starters, errors), away = team("away", starters, errors);
     var mode = val("rules.multi_attack.mode");
+    var field = { length: Number(val("field.length")), width: Number(val("field.width")), side_lines: form.elements["field.side_lines"].checked };
+    if (field.side_lines && field.length <= field.width) errors.push(["field.length", T.err_length_width]);
+    var maTeams = TEAMS.filter(function (t) { return form.elements["rules.multi_attack.teams." + t].checked; });
+    var maPlayers = {};
+    TEAMS.forEach(function (t) {
+      var name = "rules.multi_attack.players." + t;
+      maPlayers[t] = numbers(val(name));
+      var junk = tokens(val(name)).filter(function (x) { return !Number.isInteger(Number(x)); });
+      if (junk.length) errors.push([name, Q.fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
+      var roster = (t === "home" ? home : away).players.map(function (p) { return p.number; });
+      var unknown = maPlayers[t].filter(function (n) { return roster.indexOf(n) < 0; });
+      if (unknown.length && roster.length) errors.push([name, Q.fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
+    });
+    if (mode === "teams" && !maTeams.length) errors.push(["rules.multi_attack.teams", T.err_ma_teams]);
+    if (mode === "players" && !maPlayers.home.length && !maPlayers.away.length) errors.push(["rules.multi_attack.players", T.err_ma_players]);
     var body = {
-      home: team("home", starters),
-      away: team("away", starters),
+      home: home,
+      away: away,
       starters: starters,
-      field: { length: Number(val("field.length")), width: Number(val("field.width")), side_lines: form.elements["field.side_lines"].checked },
+      field: field,
       rules: {
         half_minutes: Number(val("rules.half_minutes")),
         halftime_minutes: Number(val("rules.halftime_minutes")),
         shootout_rounds: Number(val("rules.shootout_rounds")),
-        multi_attack: {
-          mode: mode,
-          k: Number(val("rules.multi_attack.k")),
-          teams: ["home", "away"].filter(function (t) { return form.elements["rules.multi_attack.teams." + t].checked; }),
-          players: { home: numbers(val("rules.multi_attack.players.home")), away: numbers(val("rules.multi_attack.players.away")) },
-        },
+        multi_attack: { mode: mode, k: Number(val("rules.multi_attack.k")), teams: maTeams, players: maPlayers },
       },
       venue: val("venue"),
     };
+    var officials = {};
+    OFFICIALS.forEach(function (r) { if (val("officials." + r)) officials[r] = val("officials." + r); });
+    if (Object.keys(officials).length) body.officials = officials;
     var at = val("starts_at");
     if (at) {
       var d = new Date(at);
@@ -78,8 +137,128 @@
       off = Math.abs(off);
       body.starts_at = at + ":00" + sign + ("0" + Math.floor(off / 60)).slice(-2) + ":" + ("0" + (off % 60)).slice(-2);
     }
+    return body;
+  }
+
+  /* ---- errors next to their fields ---------------------------------------------------------- */
+
+  /* The server's messages (qalisball/schemas.py and marshmallow's), in the page's language. */
+  var KNOWN = [
+    [/^shirt numbers must be unique: \[(.*)\] repeated$/, function (m) { return Q.fmt(T.err_dup_numbers, { numbers: list(m[1].split(/,\s*/)) }); }],
+    [/^not on (?:the|\w+'s) roster: \[(.*)\]$/, function (m) { return Q.fmt(T.err_not_on_roster, { numbers: list(m[1].split(/,\s*/)) }); }],
+    [/^a starter is named twice$/, function () { return T.err_starter_twice; }],
+    [/^must name exactly (\d+) starters, not (\d+)$/, function (m) { return Q.fmt(T.err_starters_count, { n: m[1], got: m[2] }); }],
+    [/^with side lines the length must exceed the width/, function () { return T.err_length_width; }],
+    [/^name one or both teams for mode/, function () { return T.err_ma_teams; }],
+    [/^name the designated players for mode/, function () { return T.err_ma_players; }],
+    [/^Missing data for required field\.$/, function () { return T.err_required; }],
+    [/^Must be greater than or equal to (\S+) and less than or equal to (\S+)\.$/, function (m) { return Q.fmt(T.err_range, { min: m[1], max: m[2] }); }],
+    [/^Must be greater than or equal to (\S+)\.$/, function (m) { return Q.fmt(T.err_min, { min: m[1] }); }],
+    [/^Length must be between (\d+) and (\d+)\.$/, function (m) { return Q.fmt(T.err_length, { min: m[1], max: m[2] }); }],
+    [/^Not a valid (?:integer|number)\.$/, function () { return T.err_number; }],
+  ];
+  function translate(msg) {
+    for (var i = 0; i < KNOWN.length; i++) {
+      var m = String(msg).match(KNOWN[i][0]);
+      if (m) return KNOWN[i][1](m);
+    }
+    return msg;
+  }
+
+  /* {"home": {"players": ["..."]}, "home.starting": ["..."]} → [["home.players", "..."], ...] */
+  function flatten(fields, prefix, out) {
+    Object.keys(fields || {}).forEach(function (k) {
+      var v = fields[k];
+      var path = prefix ? prefix + "." + k : k;
+      if (Array.isArray(v)) v.forEach(function (msg) { out.push([path, translate(msg)]); });
+      else if (v && typeof v === "object") flatten(v, path, out);
+      else if (typeof v === "string") out.push([path, translate(v)]);
+    });
+    return out;
+  }
+
+  /* The input a field path concerns: the path itself, its first team ("….teams" → "….teams.home"), or
+   * the nearest enclosing path that names an input ("home.players.3.name" → "home.players"). */
+  function inputFor(path) {
+    var parts = path.split(".");
+    while (parts.length) {
+      var name = parts.join(".");
+      var el = form.elements[name] || form.elements[name + ".home"];
+      if (el && el.tagName) return el;
+      parts.pop();
+    }
+    return null;
+  }
+  function labelOf(input) {
+    var label = input.closest("label");
+    var words = "";
+    if (label) {
+      var copy = label.cloneNode(true);
+      copy.querySelectorAll("input, select, textarea, small").forEach(function (n) { n.remove(); });
+      words = copy.textContent.trim();
+    }
+    var set = input.closest("fieldset");
+    var legend = set && set.querySelector("legend");
+    var group = legend && set.classList.contains("team-form") ? legend.textContent.trim() + " · " : "";
+    return group + words;
+  }
+
+  function clearErrors() {
+    form.querySelectorAll(".field-error").forEach(function (n) {
+      if (n.hasAttribute("data-field")) n.textContent = "";
+      else n.remove();
+    });
+    form.querySelectorAll(".invalid").forEach(function (n) {
+      n.classList.remove("invalid");
+      n.removeAttribute("aria-invalid");
+      n.removeAttribute("aria-describedby");
+    });
+  }
+
+  function showErrors(errors) {
+    var err = Q.$("create-error");
+    var summary = [];
+    var first = null;
+    errors.forEach(function (e) {
+      var path = e[0], msg = e[1];
+      var input = inputFor(path);
+      if (!input) {
+        var group = TEAMS.indexOf(path.split(".")[0]) >= 0 ? path.split(".")[0] : path.indexOf("officials") === 0 ? "officials" : "rules";
+        var box = form.querySelector('.field-error[data-field="' + group + '"]');
+        box.textContent += (box.textContent ? "\n" : "") + msg;
+        summary.push(msg);
+        return;
+      }
+      var id = "err-" + input.name.replace(/\W/g, "-");
+      var note = Q.$(id);
+      if (!note) {
+        note = document.createElement("small");
+        note.className = "field-error";
+        note.id = id;
+        note.setAttribute("data-for", input.name);
+        (input.closest("label") || input).insertAdjacentElement("afterend", note);
+      }
+      note.textContent += (note.textContent ? "\n" : "") + msg;
+      input.classList.add("invalid");
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", id);
+      summary.push(labelOf(input) + T.colon + msg);
+      first = first || input;
+    });
+    err.textContent = [Q.fmt(T.form_errors_n, { n: errors.length })].concat(summary).join("\n");
+    Q.show(err, true);
+    err.scrollIntoView({ block: "nearest" });
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
     var err = Q.$("create-error");
     Q.show(err, false);
+    clearErrors();
+    var errors = [];
+    var body = build(errors);
+    if (errors.length) { showErrors(errors); return; }
     fetch("/api/matches", {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
@@ -91,12 +270,17 @@
           location.href = "/matches/" + encodeURIComponent(res.data.id) + "/officials?token=" + encodeURIComponent(token);
           return;
         }
-        var lines = res.status === 401 ? [Q.T.organiser_token_rejected] : [Q.T.form_errors].concat(flatten(res.data.fields, "", []));
-        err.textContent = lines.join("\n");
-        Q.show(err, true);
+        if (res.status === 401) {
+          err.textContent = T.organiser_token_rejected;
+          Q.show(err, true);
+          return;
+        }
+        var found = flatten(res.data.fields, "", []);
+        if (!found.length) found = [["_schema", res.data.message || T.invalid]];
+        showErrors(found);
       })
       .catch(function (e) {
-        err.textContent = Q.T.offline + ": " + e;
+        err.textContent = T.offline + T.colon + e;
         Q.show(err, true);
       });
   });

@@ -15,7 +15,9 @@
     Q.setText("clock", Q.clockText(s));
     var up = Q.timeUp(s) && Q.isHalf(s);
     Q.$("clock").classList.toggle("up", up);
-    Q.$("clock").classList.toggle("paused", Q.isHalf(s) && !s.clock.running && !up);
+    var paused = Q.isHalf(s) && !s.clock.running && !up;
+    Q.$("clock").classList.toggle("paused", paused);
+    Q.show("paused", paused); // not by colour alone
     if (up && !timeUpSeen) {
       timeUpSeen = true;
       draw(); // restart and possession are gone once time is up (10.2)

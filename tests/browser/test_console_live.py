@@ -36,15 +36,20 @@ def test_7_1_goal_on_the_console_updates_the_scoreboard_without_reload(devices: 
     assert board.evaluate("window.notReloaded") is True
     expect(phone.locator("#timeline li").first).to_contain_text("Goal · 人大 Renmin #3 张伟")
 
-    # Undo names what it will void; two taps (the first arms it).
+    # Undo names what it will void; two taps (the first arms it, and says so).
     undo = console.locator("#undo")
     expect(undo).to_have_text(re.compile(r"^Undo: Goal, 人大 Renmin #3 张伟, 0\d:\d\d$"))
+    what = undo.inner_text().removeprefix("Undo: ")
     undo.click()
-    expect(undo).to_contain_text("Tap again to confirm")
+    expect(undo).to_have_text(f"Tap again to undo: {what}")
+    expect(undo).to_have_class(re.compile(r"\barmed\b"))
     undo.click()
     expect(board.locator("#home-score")).to_have_text("0")
     expect(phone.locator("#timeline")).not_to_contain_text("张伟")
-    expect(console.locator("#log li").first).to_contain_text("Void #4")
+    # The void is told in the Undo button's words, never by an internal number.
+    expect(console.locator("#notice-title")).to_have_text(f"Undone: {what}")
+    expect(console.locator("#log li").first).to_contain_text(f"Undone: {what}")
+    expect(console.locator("#log li").first).not_to_contain_text("#4")
     expect(console.locator("#log li.voided")).to_contain_text("Goal, 人大 Renmin #3 张伟")
     log = server.events(match_id)
     assert [e["type"] for e in log[-2:]] == ["goal", "void"] and log[-2]["voided_by"] == log[-1]["seq"]
