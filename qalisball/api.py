@@ -9,10 +9,14 @@ import secrets
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask_babel import gettext
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
-from .rules.errors import InvalidEvent, RuleViolation
+from .i18n import EVENTS, current_language
+from .rules.common import TEAMS
+from .rules.errors import N_, InvalidEvent, RuleViolation
+from .rules.state import MatchSetup
 from .schemas import MatchSchema, parse_event
 from .service import Conflict, Match, MatchService, NotFound
 
@@ -155,10 +159,40 @@ def post_event(match_id: str) -> tuple[Response, int]:
     except Conflict as exc:
         raise ApiError(409, "conflict", str(exc), seq=m.seq) from exc
     except RuleViolation as exc:
-        raise ApiError(409, "rule", exc.message, rule=exc.rule) from exc
+        raise _rule_error(exc, m.setup) from exc
     if outcome.entry is not None:
         current_app.extensions["qalisball_live"].broadcast(m.id, outcome.entry.public(), outcome.state)
     return jsonify(outcome.body), outcome.status
+
+
+# A refusal's params that name a team ("home"/"away"), an event type, or an English phrase of the
+# rule core marked with N_ (a phase, a restart, "a steal"): the Chinese message renders each in Chinese.
+TEAM_PARAMS = frozenset({"team", "restarting", "winner", "due"})
+EVENT_PARAMS = frozenset({"event", "event_type", "type"})
+PHRASE_PARAMS = frozenset({"phase", "what", "restart"})
+
+
+def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
+    """409 ``rule``: ``message`` in the official's language (English as API.md; ``message_en`` when not)."""
+    if current_language() == "en":
+        return ApiError(409, "rule", exc.message, rule=exc.rule)
+    return ApiError(409, "rule", localised_refusal(exc, setup), rule=exc.rule, message_en=exc.message)
+
+
+def localised_refusal(exc: RuleViolation, setup: MatchSetup) -> str:
+    """The refusal's template translated (Flask-Babel) and filled in, teams by their names."""
+    params: dict[str, object] = {}
+    for key, value in exc.params.items():
+        if isinstance(value, RuleViolation):  # a void's replay: the event it would make illegal
+            value = gettext(N_("{message} (rule {rule})")).format(message=localised_refusal(value, setup), rule=value.rule)
+        elif key in TEAM_PARAMS and value in TEAMS:
+            value = setup.team(value).name
+        elif key in EVENT_PARAMS and isinstance(value, str) and value in EVENTS:
+            value = str(EVENTS[value])
+        elif key in PHRASE_PARAMS and isinstance(value, str) and value:
+            value = gettext(value)
+        params[key] = value
+    return str(gettext(exc.template)).format(**params)
 
 
 def _authorise(role: str, body: Any) -> None:

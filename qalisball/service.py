@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .rules import engine
-from .rules.errors import RuleViolation
+from .rules.errors import N_, RuleViolation
 from .rules.events import Event, from_fields
 from .rules.state import MatchSetup, MatchState, initial_state
 from .rules.view import public_state
@@ -183,9 +183,13 @@ class MatchService:
         if hit is None:
             raise NotFound(f"no event {target} in match {m.id}")
         if hit.type == "void":
-            raise RuleViolation("D8", f"event {target} is a void: a void cannot be voided; log the event again")
+            raise RuleViolation(
+                "D8", N_("event {target} is a void: a void cannot be voided; log the event again"), {"target": target}
+            )
         if hit.voided_by is not None:
-            raise RuleViolation("D8", f"event {target} was already voided by event {hit.voided_by}")
+            raise RuleViolation(
+                "D8", N_("event {target} was already voided by event {by}"), {"target": target, "by": hit.voided_by}
+            )
         void_seq = m.seq + 1
         log = [_replace(e, voided_by=void_seq) if e.seq == target else e for e in m.log]
         entries = [(e.seq, from_fields(e.type, e.fields), e.received_ms) for e in log if e.voided_by is None and e.type != "void"]
@@ -194,8 +198,11 @@ class MatchService:
         except engine.ReplayError as exc:
             raise RuleViolation(
                 exc.rule,
-                f"voiding event {target} ({hit.type}) would make event {exc.seq} ({exc.event.type}) illegal: "
-                f"{exc.cause}; void event {exc.seq} first",
+                N_(
+                    "voiding event {target} ({type}) would make event {seq} ({event_type}) illegal: "
+                    "{cause}; void event {seq} first"
+                ),
+                {"target": target, "type": hit.type, "seq": exc.seq, "event_type": exc.event.type, "cause": exc.cause},
             ) from exc
         return state, log
 

@@ -15,7 +15,7 @@ from typing import Any
 from . import field as geo
 from . import shootout as so
 from .common import Side, Team, other_team
-from .errors import InvalidEvent, RuleViolation
+from .errors import N_, InvalidEvent, RuleViolation
 from .events import (
     Abandon,
     Attack,
@@ -49,11 +49,21 @@ RESTART_RULE: dict[RestartType, str] = {
     "penalty": "10.8",
 }
 RESTART_WORDS: dict[RestartType, str] = {
-    "kickoff": "kickoff",
-    "end_line": "end-line ball",
-    "side_line": "side-line ball",
-    "free_kick": "free kick",
-    "penalty": "penalty",
+    "kickoff": N_("kickoff"),
+    "end_line": N_("end-line ball"),
+    "side_line": N_("side-line ball"),
+    "free_kick": N_("free kick"),
+    "penalty": N_("penalty"),
+}
+# "a ball out side violation": the words of a violation in play (8.1), as refusals say them.
+VIOLATION_WORDS: dict[str, str] = {
+    "ball_out_side": N_("a ball out side violation"),
+    "ball_out_end": N_("a ball out end violation"),
+    "ball_grounded": N_("a ball grounded violation"),
+    "ball_in_area": N_("a ball in area violation"),
+    "player_in_area": N_("a player in area violation"),
+    "caught": N_("a caught violation"),
+    "restart": N_("a restart violation"),
 }
 # A tapped spot may be a little off the area line on a tablet: an area entry within this distance
 # of the area still counts (metres).
@@ -139,11 +149,11 @@ def _dead_ball_refusal(state: MatchState, now: int) -> RuleViolation | None:
     if state.phase not in ("scheduled", "first_half", "halftime", "second_half"):
         return RuleViolation(
             "11.1",
-            f"no substitutions in the {_phase_words(state)}: they are made before the match, "
-            "at half-time, or at a dead ball during a half",
+            N_("no substitutions in the {phase}: they are made before the match, at half-time, or at a dead ball during a half"),
+            {"phase": _phase_words(state)},
         )
     if state.phase in HALVES and state.ball == "live" and not time_up(state, now):
-        return RuleViolation("11.1", "substitutions are made only while the ball is dead: wait for the next stoppage")
+        return RuleViolation("11.1", N_("substitutions are made only while the ball is dead: wait for the next stoppage"))
     return None
 
 
@@ -153,8 +163,10 @@ def _initiative_refusal(state: MatchState, team: Team, now: int) -> RuleViolatio
     if state.stoppage.kind == "injury":
         return RuleViolation(
             "11.3",
-            "no substitutions at an injury stoppage called during live play; "
-            "the injured player's team may bring a player on at its next chance to substitute",
+            N_(
+                "no substitutions at an injury stoppage called during live play; "
+                "the injured player's team may bring a player on at its next chance to substitute"
+            ),
         )
     restart = state.restart
     if state.stoppage.kind == "free" or restart is None:
@@ -163,8 +175,11 @@ def _initiative_refusal(state: MatchState, team: Team, now: int) -> RuleViolatio
         return None
     return RuleViolation(
         "11.1",
-        f"{team} has no restart at this stoppage and {restart.team} did not substitute: "
-        f"{team} may substitute after {restart.team} has substituted at this stoppage",
+        N_(
+            "{team} has no restart at this stoppage and {restarting} did not substitute: "
+            "{team} may substitute after {restarting} has substituted at this stoppage"
+        ),
+        {"team": team, "restarting": restart.team},
     )
 
 
@@ -184,11 +199,12 @@ def _apply_in_place(s: MatchState, event: Event, now: int) -> None:
     if isinstance(event, Void):
         raise TypeError("voids are applied by replaying the log without their target")
     if s.phase == "abandoned":
-        raise RuleViolation("4.2", f"the match was abandoned ({s.abandon_reason})")
+        raise RuleViolation("4.2", N_("the match was abandoned ({reason})"), {"reason": s.abandon_reason})
     if time_up(s, now) and not isinstance(event, _AFTER_TIME_UP):
         raise RuleViolation(
             "3.1",
-            f"the {_phase_words(s)} is over (time up): end the half, or correct the clock, before logging a {event.type}",
+            N_("the {phase} is over (time up): end the half, or correct the clock, before logging a {event}"),
+            {"phase": _phase_words(s), "event": event.type},
         )
     _handle(event, s, now)
 
@@ -205,9 +221,9 @@ def _handle(event: Event, s: MatchState, now: int) -> None:  # pragma: no cover 
 @_handle.register
 def _coin_toss(ev: CoinToss, s: MatchState, now: int) -> None:
     if s.phase != "scheduled":
-        raise RuleViolation("5.1", "the coin toss happens before the match starts")
+        raise RuleViolation("5.1", N_("the coin toss happens before the match starts"))
     if s.toss_kickoff is not None:
-        raise RuleViolation("5.1", "the coin has already been tossed: void that toss to redo it")
+        raise RuleViolation("5.1", N_("the coin has already been tossed: void that toss to redo it"))
     s.toss_kickoff, s.home_end_first_half = ev.kickoff, ev.home_end
 
 
@@ -215,14 +231,14 @@ def _coin_toss(ev: CoinToss, s: MatchState, now: int) -> None:
 def _period_start(ev: PeriodStart, s: MatchState, now: int) -> None:
     if s.phase == "scheduled":
         if s.toss_kickoff is None:
-            raise RuleViolation("5.1", "toss the coin first: it decides who kicks off and the ends")
+            raise RuleViolation("5.1", N_("toss the coin first: it decides who kicks off and the ends"))
         s.phase, s.period, kicker = "first_half", 1, s.toss_kickoff
     elif s.phase == "halftime":
         assert s.toss_kickoff is not None
         # The second half: ends switched (3.1), kicked off by the other team (5.3).
         s.phase, s.period, kicker = "second_half", 2, other_team(s.toss_kickoff)
     else:
-        raise RuleViolation("3.1", f"a half cannot start during the {_phase_words(s)}")
+        raise RuleViolation("3.1", N_("a half cannot start during the {phase}"), {"phase": _phase_words(s)})
     s.clock.start(now, s.setup.rules.half_ms)
     s.halftime_started_at = None
     _stop(s, "free")  # before the kickoff both teams may substitute (11.2)
@@ -232,10 +248,14 @@ def _period_start(ev: PeriodStart, s: MatchState, now: int) -> None:
 @_handle.register
 def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
     if s.phase not in HALVES:
-        raise RuleViolation("3.1", f"no half is being played (the {_phase_words(s)})")
+        raise RuleViolation("3.1", N_("no half is being played (the {phase})"), {"phase": _phase_words(s)})
     if not time_up(s, now):
         left = s.clock.length_ms - s.clock.elapsed(now)
-        raise RuleViolation("3.1", f"the half has {_mmss(left)} left: it ends when its time is up (set the clock if it is wrong)")
+        raise RuleViolation(
+            "3.1",
+            N_("the half has {left} left: it ends when its time is up (set the clock if it is wrong)"),
+            {"left": _mmss(left)},
+        )
     s.clock.pause(now)
     _stop(s, "free")
     s.restart, s.possession, s.attacking = None, None, False
@@ -253,17 +273,17 @@ def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
 @_handle.register
 def _clock(ev: ClockChange, s: MatchState, now: int) -> None:
     if s.phase not in HALVES:
-        raise RuleViolation("3.1", f"the game clock runs only during a half, not the {_phase_words(s)}")
+        raise RuleViolation("3.1", N_("the game clock runs only during a half, not the {phase}"), {"phase": _phase_words(s)})
     c = s.clock
     if ev.action == "pause":
         if not c.running:
-            raise RuleViolation("3.1", "the clock is already paused")
+            raise RuleViolation("3.1", N_("the clock is already paused"))
         c.pause(now)
     elif ev.action == "resume":
         if c.running:
-            raise RuleViolation("3.1", "the clock is already running")
+            raise RuleViolation("3.1", N_("the clock is already running"))
         if c.elapsed(now) >= c.length_ms:
-            raise RuleViolation("3.1", "the half's time is up: set the clock back before resuming it")
+            raise RuleViolation("3.1", N_("the half's time is up: set the clock back before resuming it"))
         c.resume(now)
     else:
         assert ev.elapsed_ms is not None  # the schema requires it for "set"
@@ -284,20 +304,34 @@ def _abandon(ev: Abandon, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
-    _require_half(s, "10.1", "a restart")
+    _require_half(s, "10.1", N_("a restart"))
     r = s.restart
     if s.ball == "live" or r is None:
-        raise RuleViolation("10.1", "no restart is pending: the ball is in play")
+        raise RuleViolation("10.1", N_("no restart is pending: the ball is in play"))
     rule, what = RESTART_RULE[r.type], RESTART_WORDS[r.type]
     if ev.team != r.team:
-        raise RuleViolation(rule, f"the {what} is {r.team}'s, not {ev.team}'s")
+        raise RuleViolation(
+            rule, N_("the {what} is {restarting}'s, not {team}'s"), {"what": what, "restarting": r.team, "team": ev.team}
+        )
     ts = s.teams[ev.team]
     if ev.player in ts.sent_off:
-        raise RuleViolation("9.3", f"#{ev.player} of {ev.team} was sent off and takes no restart: choose a player on the field")
+        raise RuleViolation(
+            "9.3",
+            N_("#{player} of {team} was sent off and takes no restart: choose a player on the field"),
+            {"player": ev.player, "team": ev.team},
+        )
     if ev.player not in ts.on_field:
-        raise RuleViolation(rule, f"#{ev.player} of {ev.team} is not on the field and cannot take the {what}")
+        raise RuleViolation(
+            rule,
+            N_("#{player} of {team} is not on the field and cannot take the {what}"),
+            {"player": ev.player, "team": ev.team, "what": what},
+        )
     if (ev.team, ev.player) in s.stoppage.came_on:
-        raise RuleViolation("11.2", f"#{ev.player} came on at this stoppage and may not take its {what}: choose another player")
+        raise RuleViolation(
+            "11.2",
+            N_("#{player} came on at this stoppage and may not take its {what}: choose another player"),
+            {"player": ev.player, "what": what},
+        )
     s.ball, s.restart, s.restart_in_play = "live", None, r
     s.last_goal_at = None  # the 30 s return (7.2) ends with the kickoff
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
@@ -308,11 +342,11 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _goal(ev: Goal, s: MatchState, now: int) -> None:
-    _require_live(s, "7.1", "a goal")
+    _require_live(s, "7.1", N_("a goal"))
     if ev.player is not None and ev.player not in s.teams[ev.team].on_field:
-        raise RuleViolation("7.1", f"#{ev.player} of {ev.team} is not on the field")
+        raise RuleViolation("7.1", N_("#{player} of {team} is not on the field"), {"player": ev.player, "team": ev.team})
     if ev.direct and s.restart_in_play is not None and s.restart_in_play.type == "end_line":
-        raise RuleViolation("10.4", "a bottle knocked down straight from an end-line ball does not count")
+        raise RuleViolation("10.4", N_("a bottle knocked down straight from an end-line ball does not count"))
     s.score[ev.team] += 1
     s.last_goal_at = now
     _stop(s, "free")  # after a goal both teams may substitute (11.2)
@@ -326,17 +360,17 @@ def _goal(ev: Goal, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _violation(ev: Violation, s: MatchState, now: int) -> None:
-    _require_half(s, "8.1", "a violation")
+    _require_half(s, "8.1", N_("a violation"))
     if ev.kind == "restart":
         _restart_violation(ev, s)
         return
-    _require_live(s, "8.1", f"a {ev.kind.replace('_', ' ')} violation")
+    _require_live(s, "8.1", VIOLATION_WORDS[ev.kind])
     spot = _need_spot(ev.spot, f"a {ev.kind} violation")
     f = s.setup.field
     winner = other_team(ev.team)
     if ev.kind == "ball_out_side":
         if not f.side_lines:
-            raise RuleViolation("2.1", "this field has no side lines: no side-line ball can be called")
+            raise RuleViolation("2.1", N_("this field has no side lines: no side-line ball can be called"))
         outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 8.2, 10.5
     elif ev.kind in ("ball_out_end", "ball_in_area"):
         # 8.2 / 8.4, 10.4: end-line ball at that end, behind the restart line on the event's side.
@@ -345,14 +379,14 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
         outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, end, side), end)
     elif ev.kind == "ball_grounded":
         if geo.area_at(f, spot) is not None:
-            raise RuleViolation("8.4", "the ball landed in a restricted area: call ball_in_area")
+            raise RuleViolation("8.4", N_("the ball landed in a restricted area: call ball_in_area"))
         outcome = _free_kick(s, winner, spot)  # 8.3, 10.7
     elif ev.kind == "caught":
         outcome = _free_kick(s, winner, spot)  # 6.2, 8.6, 10.7
     else:  # player_in_area (8.5)
         area = geo.area_at(f, spot, AREA_TAP_TOLERANCE)
         if area is None:
-            raise RuleViolation("8.5", "the spot is not in a restricted area: tap where the player entered it")
+            raise RuleViolation("8.5", N_("the spot is not in a restricted area: tap where the player entered it"))
         if area == s.defended_end(ev.team):
             # His own area: a penalty for the other team, whoever had the ball (8.5, D9).
             outcome = Restart("penalty", winner, geo.penalty_spot(f, area), area)
@@ -376,11 +410,12 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
     pending = s.ball == "dead" and s.restart is not None
     r = s.restart if pending else s.restart_in_play
     if r is None:
-        raise RuleViolation("8.7", "no restart is being taken: a restart violation needs one")
+        raise RuleViolation("8.7", N_("no restart is being taken: a restart violation needs one"))
     if r.team != ev.team:
         raise RuleViolation(
             "8.7",
-            f"the restart is {r.team}'s; a defender inside 2.5 m is a foul (9.2), not a restart violation",
+            N_("the restart is {restarting}'s; a defender inside 2.5 m is a foul (9.2), not a restart violation"),
+            {"restarting": r.team},
         )
     if _forgive(s, ev.team, ev.player, None, retake=r):
         return
@@ -420,7 +455,7 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
                 _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
         # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
     elif ev.card is None:
-        raise RuleViolation("9.1", "no play to restart now: a foul at this time can only be punished with a card")
+        raise RuleViolation("9.1", N_("no play to restart now: a foul at this time can only be punished with a card"))
     if ev.card is not None and ev.player is not None:
         _show_card(s, ev.team, ev.player, ev.card)
 
@@ -433,12 +468,14 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
     if ev.where != "field" and (by_attackers or ev.on_official):
         raise RuleViolation(
             "10.7",
-            "a foul by the team with the ball, or on an official, restarts with a free kick where the "
-            "ball was last touched: log it with where=field and that spot",
+            N_(
+                "a foul by the team with the ball, or on an official, restarts with a free kick where the "
+                "ball was last touched: log it with where=field and that spot"
+            ),
         )
     if ev.where == "beyond_side_line":
         if not f.side_lines:
-            raise RuleViolation("2.1", "this field has no side lines: no side-line ball can be called")
+            raise RuleViolation("2.1", N_("this field has no side lines: no side-line ball can be called"))
         outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 10.5
     elif ev.where == "beyond_end_line":
         end = geo.nearest_end(f, spot)
@@ -461,7 +498,7 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
     """9.3: a second yellow is a red; a red sends the player off for the rest of the match (D5)."""
     ts = s.teams[team]
     if player in ts.sent_off:
-        raise RuleViolation("D5", f"#{player} of {team} has already been sent off")
+        raise RuleViolation("D5", N_("#{player} of {team} has already been sent off"), {"player": player, "team": team})
     if color == "yellow" and player not in ts.yellow:
         ts.yellow.append(player)
         return
@@ -489,7 +526,9 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
     bench = ", ".join(f"#{p}" for p in _eligible_bench(s, ev.team)) or "nobody"
     if ev.out is None:
         if len(ts.on_field) >= n:
-            raise RuleViolation("11.1", f"{ev.team} already has {n} players on the field: name the player going off")
+            raise RuleViolation(
+                "11.1", N_("{team} already has {n} players on the field: name the player going off"), {"team": ev.team, "n": n}
+            )
         refusal = _initiative_refusal(s, ev.team, now)
         if ts.replacements_due > 0 and (refusal is None or refusal.rule == "11.1"):
             ts.replacements_due -= 1  # the sent-off player's replacement, whatever the initiative (11.2, D15)
@@ -501,11 +540,23 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
             raise refusal
         if ev.out not in ts.on_field:
             on = ", ".join(f"#{p}" for p in ts.on_field)
-            raise RuleViolation("11.1", f"#{ev.out} of {ev.team} is not on the field: the player going off is one of {on}")
+            raise RuleViolation(
+                "11.1",
+                N_("#{out} of {team} is not on the field: the player going off is one of {on}"),
+                {"out": ev.out, "team": ev.team, "on": on},
+            )
     if ev.in_ in ts.sent_off:
-        raise RuleViolation("9.3", f"#{ev.in_} of {ev.team} was sent off and may not come back (D5): bring on one of {bench}")
+        raise RuleViolation(
+            "9.3",
+            N_("#{in} of {team} was sent off and may not come back (D5): bring on one of {bench}"),
+            {"in": ev.in_, "team": ev.team, "bench": bench},
+        )
     if ev.in_ in ts.on_field:
-        raise RuleViolation("11.1", f"#{ev.in_} of {ev.team} is already on the field: bring on one of {bench}")
+        raise RuleViolation(
+            "11.1",
+            N_("#{in} of {team} is already on the field: bring on one of {bench}"),
+            {"in": ev.in_, "team": ev.team, "bench": bench},
+        )
     if ev.out is not None:
         ts.on_field[ts.on_field.index(ev.out)] = ev.in_
     else:
@@ -519,10 +570,10 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
 @_handle.register
 def _injury(ev: Injury, s: MatchState, now: int) -> None:
     if s.phase not in ("scheduled", "first_half", "halftime", "second_half"):
-        raise RuleViolation("11.3", f"no injuries are logged in the {_phase_words(s)}")
+        raise RuleViolation("11.3", N_("no injuries are logged in the {phase}"), {"phase": _phase_words(s)})
     ts = s.teams[ev.team]
     if ev.player not in ts.on_field:
-        raise RuleViolation("11.3", f"#{ev.player} of {ev.team} is not on the field")
+        raise RuleViolation("11.3", N_("#{player} of {team} is not on the field"), {"player": ev.player, "team": ev.team})
     live = s.phase in HALVES and s.ball == "live" and not time_up(s, now)
     if live:
         spot = _need_spot(ev.spot, "an injury stoppage during play")
@@ -542,9 +593,9 @@ def _injury(ev: Injury, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _steal(ev: Steal, s: MatchState, now: int) -> None:
-    _require_live(s, "6.2", "a steal")
+    _require_live(s, "6.2", N_("a steal"))
     if s.possession == ev.team:
-        raise RuleViolation("6.2", f"{ev.team} already has the ball: a steal is by the other team")
+        raise RuleViolation("6.2", N_("{team} already has the ball: a steal is by the other team"), {"team": ev.team})
     s.restart_in_play = None
     _gain_possession(s, ev.team)
     s.attacking = False  # not yet attacking (13.1 note): the referee marks it with "attack"
@@ -552,26 +603,26 @@ def _steal(ev: Steal, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _catch(ev: Catch, s: MatchState, now: int) -> None:
-    _require_live(s, "6.2", "a catch")
+    _require_live(s, "6.2", N_("a catch"))
     if s.possession == ev.team:
-        raise RuleViolation("6.2", f"{ev.team} has the ball: a catch is made by the defending team")
+        raise RuleViolation("6.2", N_("{team} has the ball: a catch is made by the defending team"), {"team": ev.team})
     s.restart_in_play = None
 
 
 @_handle.register
 def _attack(ev: Attack, s: MatchState, now: int) -> None:
-    _require_live(s, "13.1", "an attack")
+    _require_live(s, "13.1", N_("an attack"))
     if s.possession != ev.team:
-        raise RuleViolation("13.1", f"{ev.team} does not have the ball")
+        raise RuleViolation("13.1", N_("{team} does not have the ball"), {"team": ev.team})
     s.attacking = True
     s.restart_in_play = None
 
 
 @_handle.register
 def _shot_missed(ev: ShotMissed, s: MatchState, now: int) -> None:
-    _require_live(s, "6.1", "a missed shot")
+    _require_live(s, "6.1", N_("a missed shot"))
     if s.possession != ev.team:
-        raise RuleViolation("6.1", f"{ev.team} does not have the ball")
+        raise RuleViolation("6.1", N_("{team} does not have the ball"), {"team": ev.team})
     # With a spot, a missed shot is an error only when it would be forgiven (SPEC §6); otherwise it
     # is statistics and play goes on.
     if ev.spot is None or not _forgive(s, ev.team, ev.player, geo.Point(*ev.spot)):
@@ -585,9 +636,9 @@ def _shot_missed(ev: ShotMissed, s: MatchState, now: int) -> None:
 @_handle.register
 def _shootout_start(ev: ShootoutStart, s: MatchState, now: int) -> None:
     if s.phase != "shootout":
-        raise RuleViolation("12.1", "a shootout follows a second half that ended level")
+        raise RuleViolation("12.1", N_("a shootout follows a second half that ended level"))
     if s.shootout is not None:
-        raise RuleViolation("12.2", "the shootout has already started")
+        raise RuleViolation("12.2", N_("the shootout has already started"))
     ineligible = {t: tuple(s.teams[t].sent_off) for t in s.teams}
     takers = {t: ev.takers_of(t) for t in s.teams}
     s.shootout = so.start(ev.first, takers, s.setup.rules.shootout_rounds, ineligible)
@@ -596,10 +647,12 @@ def _shootout_start(ev: ShootoutStart, s: MatchState, now: int) -> None:
 @_handle.register
 def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
     if s.phase != "shootout" or s.shootout is None:
-        raise RuleViolation("12.2", "no shootout is under way: record its toss and takers first")
+        raise RuleViolation("12.2", N_("no shootout is under way: record its toss and takers first"))
     nxt = s.shootout.next_kick()
     if nxt is not None and nxt.team == ev.team and ev.scored and nxt.player in s.teams[ev.team].sent_off:
-        raise RuleViolation("D5", f"#{nxt.player} of {ev.team} was sent off: his kick is recorded as missed")
+        raise RuleViolation(
+            "D5", N_("#{player} of {team} was sent off: his kick is recorded as missed"), {"player": nxt.player, "team": ev.team}
+        )
     s.shootout = so.kick(s.shootout, ev.team, ev.scored)
     if s.shootout.decided:
         s.phase, s.winner = "finished", s.shootout.winner
@@ -611,14 +664,21 @@ def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
 
 def _require_half(s: MatchState, rule: str, what: str) -> None:
     if s.phase not in HALVES:
-        raise RuleViolation(rule, f"{what} can only happen during a half, not the {_phase_words(s)}")
+        raise RuleViolation(
+            rule, N_("{what} can only happen during a half, not the {phase}"), {"what": what, "phase": _phase_words(s)}
+        )
 
 
 def _require_live(s: MatchState, rule: str, what: str) -> None:
     _require_half(s, rule, what)
     if s.ball != "live":
-        pending = f" ({s.restart.team}'s {RESTART_WORDS[s.restart.type]} is pending)" if s.restart else ""
-        raise RuleViolation(rule, f"the ball is dead{pending}: {what} needs the ball in play")
+        if s.restart is None:
+            raise RuleViolation(rule, N_("the ball is dead: {what} needs the ball in play"), {"what": what})
+        raise RuleViolation(
+            rule,
+            N_("the ball is dead ({restarting}'s {restart} is pending): {what} needs the ball in play"),
+            {"restarting": s.restart.team, "restart": RESTART_WORDS[s.restart.type], "what": what},
+        )
 
 
 def _need_spot(spot: tuple[float, float] | None, what: str) -> geo.Point:
@@ -708,13 +768,13 @@ def _eligible_bench(s: MatchState, team: Team) -> list[int]:
 
 def _phase_words(s: MatchState) -> str:
     return {
-        "scheduled": "time before the match",
-        "first_half": "first half",
-        "halftime": "half-time break",
-        "second_half": "second half",
-        "shootout": "penalty shootout",
-        "finished": "finished match",
-        "abandoned": "abandoned match",
+        "scheduled": N_("time before the match"),
+        "first_half": N_("first half"),
+        "halftime": N_("half-time break"),
+        "second_half": N_("second half"),
+        "shootout": N_("penalty shootout"),
+        "finished": N_("finished match"),
+        "abandoned": N_("abandoned match"),
     }[s.phase]
 
 

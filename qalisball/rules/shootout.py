@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from qalisball.rules.common import TEAMS, Team, other_team
-from qalisball.rules.errors import RuleViolation
+from qalisball.rules.errors import N_, RuleViolation
 
 #: Rule 12.2: each team names exactly this many takers.
 TAKERS_PER_TEAM = 4
@@ -216,22 +216,26 @@ def start(
         if len(numbers) != TAKERS_PER_TEAM:
             raise RuleViolation(
                 "12.2",
-                f"{team} must name exactly {TAKERS_PER_TEAM} shootout takers in order, not {len(numbers)}",
+                N_("{team} must name exactly {count} shootout takers in order, not {named}"),
+                {"team": team, "count": TAKERS_PER_TEAM, "named": len(numbers)},
             )
         repeated = sorted({n for n in numbers if numbers.count(n) > 1})
         if repeated:
             listed = ", ".join(f"#{n}" for n in repeated)
             raise RuleViolation(
                 "12.2",
-                f"{team}'s four shootout takers must be four different players; "
-                f"{listed} {'is' if len(repeated) == 1 else 'are'} named more than once",
+                N_("{team}'s four shootout takers must be four different players; {listed} is named more than once")
+                if len(repeated) == 1
+                else N_("{team}'s four shootout takers must be four different players; {listed} are named more than once"),
+                {"team": team, "listed": listed},
             )
         barred = ineligible.get(team, ())
         for number in numbers:
             if number in barred:
                 raise RuleViolation(
                     "D5",
-                    f"{team}'s #{number} was sent off and may not take a shootout kick; name another player",
+                    N_("{team}'s #{player} was sent off and may not take a shootout kick; name another player"),
+                    {"team": team, "player": number},
                 )
         named.append((team, numbers))
     return Shootout(first=first, takers=tuple(named), rounds=rounds)
@@ -249,14 +253,16 @@ def kick(shootout: Shootout, team: Team, scored: bool) -> Shootout:
         loser = other_team(winner)
         raise RuleViolation(
             "12.2",
-            f"the shootout is already decided: {winner} won {totals[winner]}–{totals[loser]}",
+            N_("the shootout is already decided: {winner} won {won}–{lost}"),
+            {"winner": winner, "won": totals[winner], "lost": totals[loser]},
         )
     due = shootout.next_kick()
     assert due is not None  # not decided, so a kick is due
     if team != due.team:
         raise RuleViolation(
             "12.2",
-            f"it is {due.team}'s {due.points}-point shot (#{due.player}), not {team}'s",
+            N_("it is {due}'s {points}-point shot (#{player}), not {team}'s"),
+            {"due": due.team, "points": due.points, "player": due.player, "team": team},
         )
     taken = Kick(
         round=due.round,

@@ -56,11 +56,14 @@ def test_7_1_goal_on_the_console_updates_the_scoreboard_without_reload(devices: 
 
 
 @pytest.mark.parametrize(
-    ("locale", "head", "title"),
-    [("en-GB", "Refused by rule 8.4", "Ball landing in the restricted area"), ("zh-CN", "依规则 8.4 不予接受", "球落在禁区内")],
+    ("locale", "head", "title", "why"),
+    [
+        ("en-GB", "Refused by rule 8.4", "Ball landing in the restricted area", "landed in a restricted area: call ball_in_area"),
+        ("zh-CN", "依规则 8.4 不予接受", "球落在禁区内", "球落在禁区内：请判“球落禁区”"),
+    ],
 )
 def test_8_4_a_refused_call_shows_its_rule_in_the_officials_language(
-    devices: Devices, server: Server, locale: str, head: str, title: str
+    devices: Devices, server: Server, locale: str, head: str, title: str, why: str
 ) -> None:
     match_id, tokens = live_match(server)
     console = devices.open(console_url(match_id, tokens["referee"]), locale=locale)
@@ -72,7 +75,7 @@ def test_8_4_a_refused_call_shows_its_rule_in_the_officials_language(
     expect(notice).to_have_class("notice refusal")
     expect(console.locator("#notice-rule")).to_have_text(head)
     expect(console.locator("#notice-title")).to_have_text(title)
-    expect(console.locator("#notice-msg")).to_contain_text("call ball_in_area")
+    expect(console.locator("#notice-msg")).to_contain_text(why)  # the engine's explanation, in that language too
     assert server.state(match_id)["seq"] == seq  # a refusal changes nothing
 
 

@@ -1,0 +1,158 @@
+"""Refusals (409 ``rule``) in the official's language: the engine's explanation, not only the rule number.
+
+The rule core raises English templates marked with ``N_`` (qalisball/rules/errors.py); the API renders
+them in Chinese (Flask-Babel, translations/zh) when the request's language is Chinese — ``?lang=``, the
+``lang`` cookie, then Accept-Language, as the pages choose — naming the teams by their names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+from flask.testing import FlaskClient
+
+from qalisball.demo import demo_request
+
+from .conftest import FakeClock, MatchDriver, auth
+
+ROOT = Path(__file__).resolve().parent.parent
+PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
+SOURCES = [*sorted((ROOT / "qalisball" / "rules").glob("*.py")), ROOT / "qalisball" / "service.py", ROOT / "qalisball" / "api.py"]
+
+HOME, AWAY = "红星 Red Star", "Blue Wave 蓝浪"
+
+
+def named_match(client: FlaskClient, clock: FakeClock) -> MatchDriver:
+    body = demo_request()
+    body["home"]["name"], body["away"]["name"] = HOME, AWAY
+    return MatchDriver(client, clock, body)
+
+
+def post(match: MatchDriver, event: dict[str, Any], query: str = "", headers: dict[str, str] | None = None) -> dict[str, Any]:
+    r = match.client.post(
+        f"/api/matches/{match.id}/events{query}", json=event, headers={**auth(match.tokens["referee"]), **(headers or {})}
+    )
+    assert r.status_code == 409, r.get_json()
+    body: dict[str, Any] = r.get_json()
+    assert body["error"] == "rule"
+    return body
+
+
+WRONG_TEAM_KICKOFF = {"type": "restart_taken", "team": "away", "player": 1}
+ENGLISH = "the kickoff is home's, not away's"
+CHINESE = f"这个中圈开球应由{HOME}发，不是{AWAY}"
+
+
+def test_5_2_a_refusal_asked_with_lang_zh_explains_in_chinese_with_the_team_names(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    match.kickoff("home")
+    body = post(match, WRONG_TEAM_KICKOFF, "?lang=zh")
+    assert body["rule"] == "5.2"
+    assert body["message"] == CHINESE
+    assert body["message_en"] == ENGLISH
+
+
+def test_5_2_the_lang_cookie_and_accept_language_choose_chinese_too(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    match.kickoff("home")
+    assert post(match, WRONG_TEAM_KICKOFF, headers={"Accept-Language": "zh-CN,zh;q=0.9"})["message"] == CHINESE
+    client.set_cookie("lang", "zh")
+    assert post(match, WRONG_TEAM_KICKOFF)["message"] == CHINESE
+    # ?lang=en wins over the cookie: English exactly as API.md, without message_en
+    body = post(match, WRONG_TEAM_KICKOFF, "?lang=en")
+    assert body["message"] == ENGLISH and "message_en" not in body
+
+
+def test_5_2_english_refusals_are_unchanged(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    match.kickoff("home")
+    body = post(match, WRONG_TEAM_KICKOFF)
+    assert body == {"error": "rule", "rule": "5.2", "message": ENGLISH}
+
+
+def test_3_1_phrases_inside_a_refusal_are_translated(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    body = post(match, {"type": "period_end"}, "?lang=zh")
+    assert body["rule"] == "3.1"
+    assert body["message"] == "当前没有进行中的半场（赛前）"
+    assert body["message_en"] == "no half is being played (the time before the match)"
+
+
+def test_11_1_the_initiative_refusal_names_both_teams_in_chinese(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    match.kickoff("home")
+    match.take()
+    # home grounds the ball: away has a free kick and the initiative at this stoppage (11.1)
+    match.post({"type": "violation", "kind": "ball_grounded", "team": "home", "spot": {"x": 20.0, "y": 5.0}})
+    body = post(match, {"type": "substitution", "team": "home", "out": 1, "in": 7}, "?lang=zh")
+    assert body["rule"] == "11.1"
+    assert body["message"] == (f"本次停球不由{HOME}发球，且{AWAY}尚未换人：{AWAY}在本次停球换人之后，{HOME}才能换人")
+    assert body["message_en"].endswith("home may substitute after away has substituted at this stoppage")
+
+
+def test_d8_a_void_refused_by_the_replay_explains_the_inner_refusal_in_chinese(client: FlaskClient, clock: FakeClock) -> None:
+    match = named_match(client, clock)
+    match.kickoff("home")  # events 1 (coin toss) and 2 (period start)
+    body = post(match, {"type": "void", "target": 1}, "?lang=zh")
+    assert body["rule"] == "5.1"
+    assert body["message"] == (
+        "撤销第 1 条记录（猜硬币）会使第 2 条记录（开始半场）不合规则："
+        "请先猜硬币：它决定由谁开球以及双方的进攻方向（规则 5.1）；请先撤销第 2 条记录"
+    )
+    assert body["message_en"] == (
+        "voiding event 1 (coin_toss) would make event 2 (period_start) illegal: "
+        "toss the coin first: it decides who kicks off and the ends (rule 5.1); void event 2 first"
+    )
+
+
+# -- every template has its Chinese ---------------------------------------------------------------
+
+
+def _templates() -> set[str]:
+    """Every string marked ``N_("…")`` in the rule core, the service and the API."""
+    found: set[str] = set()
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "N_":
+                arg = node.args[0]
+                assert isinstance(arg, ast.Constant) and isinstance(arg.value, str), f"{path.name}:{node.lineno}"
+                found.add(arg.value)
+    return found
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+
+
+def test_every_refusal_template_has_a_chinese_translation_with_the_same_fields() -> None:
+    templates = _templates()
+    assert len(templates) > 60
+    with PO.open("rb") as f:
+        catalog = read_po(f, locale="zh")
+    missing, broken = [], []
+    for t in sorted(templates):
+        msg = catalog.get(t)
+        if msg is None or not msg.string:
+            missing.append(t)
+        elif _fields(str(msg.string)) != _fields(t) or not re.search(r"[\u4e00-\u9fff]", str(msg.string)):
+            broken.append((t, msg.string))
+    assert not missing, f"no Chinese for: {missing}"
+    assert not broken, f"a translation lost or added a {{field}}, or is not Chinese: {broken}"
+
+
+def test_every_rule_violation_is_raised_with_a_marked_template() -> None:
+    """No f-string explanations: each RuleViolation's message is N_("…") (or a choice of two)."""
+    unmarked = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "RuleViolation":
+                arg = node.args[1]
+                choices = [arg.body, arg.orelse] if isinstance(arg, ast.IfExp) else [arg]
+                if not all(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "N_" for c in choices):
+                    unmarked.append(f"{path.name}:{node.lineno}")
+    assert not unmarked, unmarked
