@@ -7,16 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.calls import live, spot
 from tests.conftest import MatchDriver
-
-
-def spot(x: float, y: float) -> dict[str, float]:
-    return {"x": x, "y": y}
-
-
-def live(match: MatchDriver, team: str = "home") -> dict[str, Any]:
-    match.kickoff(team, "x0")
-    return match.take()
 
 
 def stoppage_for(match: MatchDriver, team: str) -> dict[str, Any]:

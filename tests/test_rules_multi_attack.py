@@ -11,27 +11,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from qalisball.demo import demo_request
+from tests.calls import live, restart, spot
 from tests.conftest import FakeClock, MatchDriver
-
-
-def spot(x: float, y: float) -> dict[str, float]:
-    return {"x": x, "y": y}
 
 
 def make(client: FlaskClient, clock: FakeClock, **multi: Any) -> MatchDriver:
     body = demo_request()
     body["rules"] = {"multi_attack": multi}
     return MatchDriver(client, clock, body)
-
-
-def live(m: MatchDriver, team: str = "home") -> dict[str, Any]:
-    m.kickoff(team, "x0")
-    return m.take()
-
-
-def restart(s: dict[str, Any]) -> tuple[str, str, float, float]:
-    r = s["restart"]
-    return r["type"], r["team"], r["spot"]["x"], r["spot"]["y"]
 
 
 def grounded(m: MatchDriver, team: str, x: float = 20.0, y: float = 5.0, player: int | None = None) -> dict[str, Any]:

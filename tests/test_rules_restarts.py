@@ -11,26 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.calls import live, restart, spot
 from tests.conftest import ADMIN, MatchDriver, auth
-
-
-def live(match: MatchDriver, team: str = "home") -> dict[str, Any]:
-    """First half under way, ``team`` kicked off: the ball is live and ``team`` has it."""
-    match.kickoff(team, "x0")
-    return match.take()
-
-
-def restart(state: dict[str, Any]) -> tuple[str, str, float, float]:
-    r = state["restart"]
-    return r["type"], r["team"], r["spot"]["x"], r["spot"]["y"]
 
 
 def call(match: MatchDriver, **fields: Any) -> dict[str, Any]:
     return match.post({"type": "violation", **fields})["state"]
-
-
-def spot(x: float, y: float) -> dict[str, float]:
-    return {"x": x, "y": y}
 
 
 def test_8_2_10_5_ball_out_over_side_line_gives_side_line_ball_at_nearest_point(match: MatchDriver) -> None:
