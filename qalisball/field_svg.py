@@ -69,7 +69,7 @@ def field_svg(
 
 
 def _end_markings(f: geo.Field, end: End) -> list[str]:
-    L, W = f.length, f.width
+    W = f.width
     ex = geo.end_x(f, end)
     sgn = 1 if end == "x0" else -1
     r = geo.AREA_RADIUS
@@ -92,7 +92,6 @@ def _end_markings(f: geo.Field, end: End) -> list[str]:
         )
     # The bottle, at the centre of the end line's segment.
     parts.append(f'<circle class="bottle" cx="{ex}" cy="{W / 2}" r="0.3" fill="#fff" stroke="#000" stroke-width="0.05"/>')
-    _ = L
     return parts
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from .rules.events import EVENT_TYPES, Event, from_fields
 from .rules.field import Field
@@ -350,4 +350,4 @@ def parse_event(body: Any) -> ParsedEvent:
     return ParsedEvent(data)
 
 
-__all__ = ["EXCLUDE", "MatchSchema", "build_setup", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]
+__all__ = ["MatchSchema", "build_setup", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]
