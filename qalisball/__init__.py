@@ -48,6 +48,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     i18n.init_app(app)  # Flask-Babel: zh-CN / English per device
 
     store = Store(app.config["DATABASE"])
+    if app.config["ASYNC_MODE"] == "gevent":
+        store.run_writes_off_loop()  # a write waiting on SQLite never freezes reads and spectators
     svc = MatchService(store, clock=app.config["CLOCK"])
     app.extensions["qalisball"] = svc
 

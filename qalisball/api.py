@@ -19,6 +19,7 @@ from .rules.errors import N_, InvalidEvent, RuleViolation
 from .rules.state import MatchSetup
 from .schemas import MatchSchema, parse_event
 from .service import Conflict, Match, MatchService, NotFound
+from .store import StorageError
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -83,6 +84,15 @@ def _json_body() -> Any:
 @bp.errorhandler(ApiError)
 def _api_error(exc: ApiError) -> tuple[Response, int]:
     return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
+
+
+@bp.app_errorhandler(StorageError)
+def _storage_error(exc: StorageError) -> tuple[Response, int]:
+    """503 ``unavailable`` (locked, read-only, I/O error) or 507 (disk full): nothing was stored."""
+    response = jsonify({"error": exc.error, "message": exc.message})
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response, exc.status
 
 
 @bp.app_errorhandler(HTTPException)

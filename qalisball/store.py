@@ -7,6 +7,7 @@ the same transaction as the void's own row. Schema changes are numbered migratio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -16,6 +17,48 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+
+# A write waits at most this long for another connection's lock before answering 503 (seconds).
+BUSY_TIMEOUT_S = 2.0
+
+
+class StorageError(Exception):
+    """The database refused a write for a reason outside the request: nothing was stored.
+
+    ``status`` is the HTTP answer (503 ``unavailable`` while it may pass by itself, 507 when the
+    disk is full); ``retry_after`` is seconds, for the ``Retry-After`` header.
+    """
+
+    def __init__(self, status: int, error: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status, self.error, self.message, self.retry_after = status, error, message, retry_after
+
+
+# SQLite's primary result codes (https://sqlite.org/rescode.html).
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError:
+    """Say what a failed SQLite call means for the official, in words and an HTTP status."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc).lower()
+    if code in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
+        return StorageError(
+            503, "unavailable", "the database is busy (another program holds its write lock): try again in a moment", 2
+        )
+    if code == _FULL or "full" in text:
+        return StorageError(507, "storage_full", "the disk holding the database is full: nothing was stored; free space")
+    if code == _READONLY or "readonly" in text or "read-only" in text:
+        return StorageError(503, "unavailable", "the database file is read-only: nothing was stored; check its permissions", 10)
+    if code in (_IOERR, _CANTOPEN):
+        return StorageError(503, "unavailable", "the disk could not be written (I/O error): nothing was stored", 5)
+    if code in (_CORRUPT, _NOTADB):
+        return StorageError(503, "unavailable", "the database is damaged: nothing was stored; run `python -m qalisball verify`")
+    return StorageError(503, "unavailable", f"the database refused the write ({exc}): nothing was stored", 5)
+
+
+def _run_inline(fn: Callable[[], Any]) -> Any:
+    return fn()
 
 
 @dataclass(frozen=True)
@@ -85,14 +128,32 @@ class Store:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         self.db = sqlite_utils.Database(conn)
         self.db.execute("PRAGMA journal_mode=WAL")
         # FULL: a committed event survives a power cut too, not only a killed process.
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self._lock = threading.RLock()
+        # Writes run through ``_run``: inline by default; under gevent, on one worker thread of
+        # this database (``run_writes_off_loop``), so a write waiting on SQLite never freezes the
+        # event loop that serves reads and spectators (issue 14, defect 2).
+        self._run: Callable[[Callable[[], Any]], Any] = _run_inline
         self._migrate()
+
+    def run_writes_off_loop(self) -> None:
+        """Under gevent: run every write on a single OS thread owned by this database."""
+        from gevent.threadpool import ThreadPool
+
+        pool = ThreadPool(1)
+        self._run = lambda fn: pool.apply(fn)
+
+    def _write(self, fn: Callable[[], None]) -> None:
+        """Run one write transaction; any SQLite failure becomes a ``StorageError``, nothing half-stored."""
+        try:
+            self._run(fn)
+        except sqlite3.Error as exc:
+            raise storage_error(exc) from exc
 
     def _migrate(self) -> None:
         if "migrations" not in self.db.table_names():
@@ -121,16 +182,18 @@ class Store:
     # -- matches -------------------------------------------------------------------------------
 
     def add_match(self, match_id: str, setup: dict[str, Any], tokens: dict[str, str], created_at: str) -> None:
-        with self._transaction():
-            self._insert(
-                "matches",
-                {
-                    "id": match_id,
-                    "created_at": created_at,
-                    "setup": json.dumps(setup, ensure_ascii=False),
-                    "tokens": json.dumps(tokens),
-                },
-            )
+        row = {
+            "id": match_id,
+            "created_at": created_at,
+            "setup": json.dumps(setup, ensure_ascii=False),
+            "tokens": json.dumps(tokens),
+        }
+
+        def write() -> None:
+            with self._transaction():
+                self._insert("matches", row)
+
+        self._write(write)
 
     def matches(self) -> Iterator[dict[str, Any]]:
         for row in self.db["matches"].rows_where(order_by="created_at, id"):
@@ -154,13 +217,17 @@ class Store:
             "response": entry.response,
             "voided_by": None,
         }
-        with self._transaction():
-            self._insert("events", row)
-            if entry.type == "void":
-                self.db.execute(
-                    "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ? AND voided_by IS NULL",
-                    [entry.seq, entry.match_id, entry.fields["target"]],
-                )
+
+        def write() -> None:
+            with self._transaction():
+                self._insert("events", row)
+                if entry.type == "void":
+                    self.db.execute(
+                        "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ? AND voided_by IS NULL",
+                        [entry.seq, entry.match_id, entry.fields["target"]],
+                    )
+
+        self._write(write)
 
     def events(self, match_id: str) -> list[LogEntry]:
         rows = self.db["events"].rows_where("match_id = ?", [match_id], order_by="seq")
@@ -194,13 +261,32 @@ class _Transaction:
 
     def __enter__(self) -> None:
         self.lock.acquire()
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            # "database is locked" (or any failure to begin): release the lock, or every later
+            # write would wait on it for ever (issue 14, defect 1).
+            self.lock.release()
+            raise
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         try:
-            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self._rollback()  # a failed COMMIT (disk full, I/O error) leaves nothing half-stored
+                    raise
+            else:
+                self._rollback()
         finally:
             self.lock.release()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            # SQLite may have rolled back already (for example after SQLITE_FULL).
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
 
 
 def _utc_now_iso() -> str:
