@@ -118,7 +118,10 @@ def _m1(db: sqlite_utils.Database) -> None:
     db["events"].create_index(["match_id", "idem_key"], unique=True, index_name="events_idem_key")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1]
+# Numbered migrations, applied once each in number order. Numbers are reserved per piece of work so
+# that branches developed side by side never take the same one: 2 the log's hash chain (issue 14),
+# 3 competitions (issue 12), 4 and up the match day (issue 11).
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _m1}
 
 
 class Store:
@@ -159,7 +162,7 @@ class Store:
         if "migrations" not in self.db.table_names():
             self.db["migrations"].create({"version": int, "applied_at": str}, pk="version")
         done = {row["version"] for row in self.db["migrations"].rows}
-        for version, migration in enumerate(MIGRATIONS, start=1):
+        for version, migration in sorted(MIGRATIONS.items()):
             if version in done:
                 continue
             with self._transaction():
