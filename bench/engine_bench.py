@@ -55,7 +55,8 @@ from qalisball.rules.events import (  # noqa: E402
 )
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
-from qalisball.schemas import MatchSchema, build_setup  # noqa: E402
+from qalisball.rules.setup import build_setup  # noqa: E402
+from qalisball.schemas import MatchSchema  # noqa: E402
 
 START_MS = 1_800_000_000_000
 Entry = tuple[int, Event, int]  # (seq, event, server ms), as engine.replay takes them

@@ -59,7 +59,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         message_queue=app.config["MESSAGE_QUEUE"],
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
     )
-    app.extensions["qalisball_live"] = Live(socketio, svc)
+    live = Live(socketio, svc)
+    app.extensions["qalisball_live"] = live
+    svc.subscribe(live.broadcast)  # the service publishes once the event is on disk
 
     from . import api
 

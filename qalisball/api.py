@@ -5,10 +5,9 @@ Checks run in API.md's order: 401/403, 404, 400, 409 ``conflict``, 409 ``rule``.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 from flask_babel import gettext
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -18,60 +17,17 @@ from .rules.common import TEAMS
 from .rules.errors import N_, InvalidEvent, RuleViolation
 from .rules.state import MatchSetup
 from .schemas import MatchSchema, parse_event
-from .service import Conflict, Match, MatchService, NotFound
+from .service import Conflict, Forbidden, Match, NotFound
 from .store import StorageError
+from .web import OrganiserRequired, bearer_token, is_organiser, organiser_required, service
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-REFEREE = frozenset({"referee"})
-ASSISTANTS = frozenset({"referee", "assistant1", "assistant2"})
-REFEREE_SCORER = frozenset({"referee", "scorer"})
-# API.md's "who" column.
-WHO: dict[str, frozenset[str]] = {
-    "coin_toss": REFEREE,
-    "period_start": REFEREE,
-    "period_end": REFEREE,
-    "clock": REFEREE_SCORER,
-    "restart_taken": REFEREE,
-    "goal": ASSISTANTS,
-    "violation": REFEREE,  # assistants too, for the kinds below (4.3)
-    "foul": REFEREE,
-    "card": REFEREE,
-    "substitution": REFEREE_SCORER,
-    "injury": REFEREE,
-    "steal": REFEREE,
-    "catch": REFEREE,
-    "attack": REFEREE,
-    "shot_missed": ASSISTANTS,
-    "shootout_start": REFEREE,
-    "shootout_kick": REFEREE,
-    "abandon": REFEREE,
-    "void": REFEREE,
-}
-ASSISTANT_VIOLATIONS = frozenset({"ball_out_side", "ball_out_end", "ball_in_area", "player_in_area"})
 
 
 class ApiError(Exception):
     def __init__(self, status: int, error: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status, self.error, self.message, self.extra = status, error, message, extra
-
-
-def service() -> MatchService:
-    svc: MatchService = current_app.extensions["qalisball"]
-    return svc
-
-
-def _token() -> str | None:
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        return header[len("Bearer ") :].strip() or None
-    return None
-
-
-def _is_organiser(token: str | None) -> bool:
-    admin = current_app.config["ADMIN_TOKEN"]
-    return bool(token) and secrets.compare_digest(str(token), admin)
 
 
 def _json_body() -> Any:
@@ -84,6 +40,12 @@ def _json_body() -> Any:
 @bp.errorhandler(ApiError)
 def _api_error(exc: ApiError) -> tuple[Response, int]:
     return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
+
+
+@bp.app_errorhandler(OrganiserRequired)
+def _organiser_required(exc: OrganiserRequired) -> tuple[Response, int]:
+    error = "unauthorized" if exc.status == 401 else "forbidden"
+    return jsonify({"error": error, "message": exc.message}), exc.status
 
 
 @bp.app_errorhandler(StorageError)
@@ -106,12 +68,8 @@ def _http_error(exc: HTTPException) -> tuple[Response, int] | HTTPException:
 
 
 @bp.post("/matches")
+@organiser_required
 def create_match() -> tuple[Response, int]:
-    token = _token()
-    if not token:
-        raise ApiError(401, "unauthorized", "creating a match needs the organiser token")
-    if not _is_organiser(token):
-        raise ApiError(401, "unauthorized", "that is not the organiser token")
     body = _json_body()
     try:
         data = MatchSchema().load(body)
@@ -147,16 +105,19 @@ def get_events(match_id: str) -> Response:
 @bp.post("/matches/<match_id>/events")
 def post_event(match_id: str) -> tuple[Response, int]:
     svc = service()
-    token = _token()
+    token = bearer_token()
     m = svc.matches.get(match_id)
     role = m.role_of(token) if m is not None else None
     if role is None:
-        if _is_organiser(token):
+        if is_organiser(token):
             raise ApiError(403, "forbidden", "the organiser token does not officiate: use a role token")
         raise ApiError(401, "unauthorized", "no token, or a token that is not valid for this match")
     assert m is not None
     body = _json_body()
-    _authorise(role, body)
+    try:
+        svc.authorise(role, body)
+    except Forbidden as exc:
+        raise ApiError(403, "forbidden", str(exc)) from exc
     try:
         parsed = parse_event(body)
         outcome = svc.submit(m, role, body, parsed)
@@ -170,8 +131,6 @@ def post_event(match_id: str) -> tuple[Response, int]:
         raise ApiError(409, "conflict", str(exc), seq=m.seq) from exc
     except RuleViolation as exc:
         raise _rule_error(exc, m.setup) from exc
-    if outcome.entry is not None:
-        current_app.extensions["qalisball_live"].broadcast(m.id, outcome.entry.public(), outcome.state)
     return jsonify(outcome.body), outcome.status
 
 
@@ -203,16 +162,3 @@ def localised_refusal(exc: RuleViolation, setup: MatchSetup) -> str:
             value = gettext(value)
         params[key] = value
     return str(gettext(exc.template)).format(**params)
-
-
-def _authorise(role: str, body: Any) -> None:
-    """API.md's "who" column (403). Unknown types fall through to validation (400)."""
-    kind = body.get("type") if isinstance(body, dict) else None
-    if not isinstance(kind, str) or kind not in WHO:
-        return
-    if role in WHO[kind]:
-        return
-    call = body.get("kind")
-    if kind == "violation" and role in ASSISTANTS and isinstance(call, str) and call in ASSISTANT_VIOLATIONS:
-        return
-    raise ApiError(403, "forbidden", f"the {role} may not log a {kind}")

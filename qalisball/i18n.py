@@ -21,6 +21,9 @@ from flask import Flask, Response, request
 from flask_babel import Babel, get_locale
 from flask_babel import lazy_gettext as _l
 
+from .rules.catalogue import CARD_COLORS, CATALOGUE, VIOLATION_KINDS
+from .rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
+
 LANGUAGES = ("zh", "en")
 COOKIE = "lang"
 COOKIE_MAX_AGE = 400 * 24 * 3600  # remembered on the device (browsers cap cookies at 400 days)
@@ -110,44 +113,17 @@ RESTARTS = {
     "free_kick": _l("Free kick"),
     "penalty": _l("Penalty"),
 }
-EVENTS = {
-    "coin_toss": _l("Coin toss"),
-    "period_start": _l("Start half"),
-    "period_end": _l("End half"),
-    "clock": _l("Clock"),
-    "restart_taken": _l("Restart taken"),
-    "goal": _l("Goal"),
-    "violation": _l("Violation"),
-    "foul": _l("Foul"),
-    "card": _l("Card"),
-    "substitution": _l("Substitution"),
-    "injury": _l("Injury"),
-    "steal": _l("Steal"),
-    "catch": _l("Catch"),
-    "attack": _l("Attack established"),
-    "shot_missed": _l("Missed shot"),
-    "shootout_start": _l("Shootout start"),
-    "shootout_kick": _l("Shootout kick"),
-    "abandon": _l("Abandon"),
-    "void": _l("Void"),
-}
-VIOLATIONS = {
-    "ball_out_side": _l("Ball out: side line"),
-    "ball_out_end": _l("Ball out: end line"),
-    "ball_grounded": _l("Ball grounded"),
-    "ball_in_area": _l("Ball in area"),
-    "player_in_area": _l("Player in area"),
-    "caught": _l("Caught: 3 steps / 3 s"),
-    "restart": _l("Restart violation"),
-}
+# Event types and their variants: labels from the event catalogue (qalisball/rules/catalogue.py).
+EVENTS = {t.type: _l(t.label) for t in CATALOGUE}
+VIOLATIONS = {v.name: _l(v.label) for v in VIOLATION_KINDS}
 ROLES = {
     "referee": _l("Referee"),
     "assistant1": _l("Assistant referee 1"),
     "assistant2": _l("Assistant referee 2"),
     "scorer": _l("Scorer"),
 }
-CLOCK_ACTIONS = {"pause": _l("Pause"), "resume": _l("Resume"), "set": _l("Set clock")}
-CARDS = {"yellow": _l("Yellow card"), "red": _l("Red card")}
+CLOCK_ACTIONS = {v.name: _l(v.label) for v in CATALOGUE_CLOCK}
+CARDS = {v.name: _l(v.label) for v in CARD_COLORS}
 FOUL_WHERE = {
     "field": _l("in the field"),
     "beyond_end_line": _l("beyond the end line"),

@@ -13,95 +13,35 @@ current. What the script needs is handed over once as JSON (``page-data``).
 
 from __future__ import annotations
 
-import secrets
 import unicodedata
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import qrcode
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from . import i18n, rulebook
-from .api import ASSISTANT_VIOLATIONS, ASSISTANTS, WHO
 from .field_svg import field_svg
+from .rules import catalogue
+from .rules.catalogue import ROLES
 from .rules.common import TEAMS
-from .service import ROLES, Match, MatchService, NotFound
+from .service import Match, MatchService, NotFound
+from .web import is_organiser, service
 
 bp = Blueprint("pages", __name__)
-
-# The console's actions: (key, event type, violation kind or card colour). The order is the order of
-# the buttons on the console.
-ACTIONS: tuple[tuple[str, str, str | None], ...] = (
-    ("restart_taken", "restart_taken", None),
-    ("goal", "goal", None),
-    ("ball_out_side", "violation", "ball_out_side"),
-    ("ball_out_end", "violation", "ball_out_end"),
-    ("ball_grounded", "violation", "ball_grounded"),
-    ("ball_in_area", "violation", "ball_in_area"),
-    ("player_in_area", "violation", "player_in_area"),
-    ("caught", "violation", "caught"),
-    ("restart", "violation", "restart"),
-    ("foul", "foul", None),
-    ("yellow", "card", "yellow"),
-    ("red", "card", "red"),
-    ("steal", "steal", None),
-    ("catch", "catch", None),
-    ("attack", "attack", None),
-    ("shot_missed", "shot_missed", None),
-    ("injury", "injury", None),
-    ("substitution", "substitution", None),
-    ("coin_toss", "coin_toss", None),
-    ("period_start", "period_start", None),
-    ("period_end", "period_end", None),
-    ("clock", "clock", None),
-    ("shootout_start", "shootout_start", None),
-    ("shootout_kick", "shootout_kick", None),
-    ("abandon", "abandon", None),
-    ("void", "void", None),
-)
-# Keyboard shortcuts shown on the buttons (static/js/console.js reads them from the page).
-KEYS = {
-    "restart_taken": "Enter",
-    "goal": "g",
-    "ball_out_side": "o",
-    "ball_out_end": "e",
-    "ball_grounded": "d",
-    "ball_in_area": "b",
-    "player_in_area": "p",
-    "caught": "c",
-    "restart": "r",
-    "foul": "f",
-    "yellow": "y",
-    "red": "x",
-    "steal": "t",
-    "catch": "k",
-    "attack": "n",
-    "shot_missed": "m",
-    "injury": "i",
-    "substitution": "s",
-}
-
-
-def _svc() -> MatchService:
-    svc: MatchService = current_app.extensions["qalisball"]
-    return svc
 
 
 def _match(match_id: str) -> Match:
     try:
-        return _svc().get(match_id)
+        return service().get(match_id)
     except NotFound:
         abort(404)
 
 
-def may(role: str, action: str) -> bool:
-    """Whether ``role`` may take console action ``action`` (API.md's "who" column)."""
-    for key, kind, detail in ACTIONS:
-        if key == action:
-            if role in WHO[kind]:
-                return True
-            return kind == "violation" and role in ASSISTANTS and detail in ASSISTANT_VIOLATIONS
-    return False
+def console_calls(role: str) -> list[dict[str, Any]]:
+    """The console's calls (from the event catalogue) that ``role`` may make, labels in the page's language."""
+    return [{**c, "label": gettext(c["label"])} for c in catalogue.console_calls() if role in c["who"]]
 
 
 def qr_svg(data: str, css_class: str = "qr", label: str = "") -> str:
@@ -151,18 +91,13 @@ def _is_loopback(url: str) -> bool:
     return host == "localhost" or host.endswith(".localhost") or host == "::1" or host.startswith("127.")
 
 
-def _is_organiser(token: str | None) -> bool:
-    admin = current_app.config["ADMIN_TOKEN"]
-    return bool(token) and secrets.compare_digest(str(token), str(admin))
-
-
 def _roster(m: Match) -> dict[str, dict[str, str]]:
     return {t: {str(p.number): p.name for p in m.setup.team(t).players} for t in TEAMS}
 
 
 def _common(m: Match) -> dict[str, Any]:
     """What every match page renders from and hands to its script."""
-    state = _svc().state(m)
+    state = service().state(m)
     lang = i18n.current_language()
     return {
         "m": m,
@@ -236,9 +171,9 @@ def switch_language(language: str) -> Response:
 
 @bp.get("/")
 def index() -> str:
-    svc = _svc()
+    svc = service()
     token = request.args.get("token")
-    organiser = _is_organiser(token)
+    organiser = is_organiser(token)
     matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
     return render_template(
         "index.html",
@@ -265,7 +200,7 @@ def _card(svc: MatchService, m: Match) -> dict[str, Any]:
 def officials(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
     token = request.args.get("token")
-    if not _is_organiser(token):
+    if not is_organiser(token):
         return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES}
     spectator = _external("pages.spectator", match_id=m.id)
@@ -273,7 +208,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         "officials.html",
         m=m,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
-        state=_svc().state(m),
+        state=service().state(m),
         links=links,
         qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},
         spectator=spectator,
@@ -294,15 +229,18 @@ def console(match_id: str) -> tuple[str, int] | str:
         # No token in the link: the script may find this tablet's token in localStorage and reload.
         return render_template("token.html", m=m, kind="role", rejected=bool(token)), 401
     ctx = _common(m)
-    allowed = [key for key, _, _ in ACTIONS if may(role, key)]
+    calls = console_calls(role)
+    allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
+    keys = {c["call"]: c["key"] for c in calls if c["key"] and c["type"] != "clock"}  # the clock's keys are the console's own
     lang = ctx["page"]["lang"]
     ctx["page"].update(
         role=role,
         token=token,
         allowed=allowed,
-        keys=KEYS,
+        calls=calls,
+        keys=keys,
         rules=rulebook.titles(lang),
-        log=_svc().log(m),
+        log=service().log(m),
         colors={t: m.setup.team(t).color for t in TEAMS},
         names={t: m.setup.team(t).name for t in TEAMS},
         multi_attack=m.data["rules"]["multi_attack"],
@@ -314,7 +252,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         colors={t: m.setup.team(t).color for t in TEAMS},
         title=str(_field_title()),
     )
-    return render_template("console.html", role=role, allowed=allowed, keys=KEYS, field=field, **ctx)
+    return render_template("console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, **ctx)
 
 
 def _field_title() -> str:
@@ -336,7 +274,7 @@ def scoreboard(match_id: str) -> str:
 def spectator(match_id: str) -> str:
     m = _match(match_id)
     ctx = _common(m)
-    entries = [e for e in _svc().log(m) if _on_timeline(e)]
+    entries = [e for e in service().log(m) if _on_timeline(e)]
     # A kick's points and taker are the shootout's, in order (the log entry names only team and result).
     kicks = iter((ctx["state"]["shootout"] or {}).get("kicks", []))
     for i, e in enumerate(entries):
@@ -348,11 +286,6 @@ def spectator(match_id: str) -> str:
     return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
 
 
-# The log entries the spectator's timeline shows (a foul only when it came with a card).
-TIMELINE = frozenset({"goal", "card", "substitution", "period_start", "period_end", "shootout_kick", "abandon"})
-
-
 def _on_timeline(e: dict[str, Any]) -> bool:
-    if e["voided_by"] is not None:
-        return False
-    return e["type"] in TIMELINE or (e["type"] == "foul" and e.get("card") is not None)
+    """The log entries the spectator's timeline shows (the catalogue says which)."""
+    return e["voided_by"] is None and catalogue.on_timeline(e["type"], e)

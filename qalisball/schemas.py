@@ -1,8 +1,8 @@
 """marshmallow schemas: where data enters (match creation, events) — 400 ``invalid`` on failure.
 
 Only the shape and the values are checked here; whether the rules allow an event now is the
-engine's job (409 ``rule``). ``build_setup`` turns a validated match into the rule core's
-``MatchSetup``.
+engine's job (409 ``rule``). ``rules.setup.build_setup`` turns a validated match into the rule
+core's ``MatchSetup``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from .rules.events import EVENT_TYPES, Event, from_fields
-from .rules.field import Field
-from .rules.state import MatchSetup, MultiAttackRules, Player, RuleSet, TeamSetup
+from .envelope import ParsedEvent
+from .rules.catalogue import CATALOGUE, Param
+from .rules.events import EVENT_TYPES
 
 TEAM = validate.OneOf(["home", "away"])
 HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")
@@ -161,31 +161,6 @@ class MatchSchema(_Strict):
             raise ValidationError(errors)
 
 
-def build_setup(data: dict[str, Any]) -> MatchSetup:
-    """The rule core's view of a validated match (``MatchSchema().load``'s output)."""
-
-    def team(t: dict[str, Any]) -> TeamSetup:
-        players = tuple(Player(p["number"], p["name"], p.get("gender")) for p in t["players"])
-        return TeamSetup(t["name"], t["color"], players, tuple(t["starting"]))
-
-    r = data["rules"]
-    ma = r["multi_attack"]
-    multi = MultiAttackRules(
-        mode=ma["mode"],
-        k=ma["k"],
-        teams=tuple(ma["teams"]),
-        players=tuple((t, tuple(ma["players"].get(t, ()))) for t in ("home", "away")),
-    )
-    f = data["field"]
-    return MatchSetup(
-        home=team(data["home"]),
-        away=team(data["away"]),
-        starters=data["starters"],
-        field=Field(f["length"], f["width"], f["side_lines"]),
-        rules=RuleSet(r["half_minutes"], r["halftime_minutes"], r["shootout_rounds"], multi),
-    )
-
-
 # ----------------------------------------------------------------------------------------------
 # Events
 
@@ -229,114 +204,55 @@ def _schema(name: str, **extra: fields.Field) -> type[Schema]:
     return _EventBase.from_dict(extra, name=name)  # type: ignore[return-value]
 
 
+_TAKERS = fields.Nested(
+    _Strict.from_dict(
+        {
+            t: fields.List(
+                fields.Integer(strict=True, validate=SHIRT),
+                required=True,
+                validate=validate.Length(equal=4, error="name exactly four takers in order (rule 12.2)"),
+            )
+            for t in ("home", "away")
+        },
+        name="Takers",
+    ),
+    required=True,
+)
+
+
+def _field(p: Param) -> fields.Field:
+    """The marshmallow field of one catalogue parameter."""
+    if p.kind == "takers":
+        return _TAKERS
+    if p.kind == "spot":
+        return _spot(p.required)
+    if p.kind == "player":
+        if p.required and not p.nullable:
+            return _player(True)
+        if p.required:
+            return fields.Integer(required=True, allow_none=True, strict=True, validate=SHIRT)
+        return _player()
+    if p.kind == "bool":
+        return StrictBool(required=True) if p.required else StrictBool(load_default=p.default)
+    checks: dict[str, validate.Validator] = {
+        "team": TEAM,
+        "choice": validate.OneOf(list(p.choices)),
+        "ms": validate.Range(min=0, max=MAX_MS),
+        "seq": validate.Range(min=1, max=2**31),
+        "text": validate.Length(min=1 if p.required else 0, max=p.max_length or 2000),
+    }
+    check = checks[p.kind]
+    cls = fields.Integer if p.kind in ("ms", "seq") else fields.String
+    extra = {"strict": True} if cls is fields.Integer else {}
+    if p.required:
+        return cls(required=True, allow_none=p.nullable, validate=check, **extra)
+    return cls(load_default=p.default, allow_none=p.nullable, validate=check, **extra)
+
+
 EVENT_SCHEMAS: dict[str, type[Schema]] = {
-    "coin_toss": _schema(
-        "CoinToss",
-        kickoff=fields.String(required=True, validate=TEAM),
-        home_end=fields.String(required=True, validate=validate.OneOf(["x0", "xL"])),
-    ),
-    "period_start": _schema("PeriodStart"),
-    "period_end": _schema("PeriodEnd"),
-    "clock": _schema(
-        "Clock",
-        action=fields.String(required=True, validate=validate.OneOf(["pause", "resume", "set"])),
-        elapsed_ms=fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=MAX_MS)),
-    ),
-    "restart_taken": _schema("RestartTaken", team=_TEAM, player=_player(True)),
-    "goal": _schema("Goal", team=_TEAM, player=_player(), direct=StrictBool(load_default=False)),
-    "violation": _schema(
-        "Violation",
-        kind=fields.String(
-            required=True,
-            validate=validate.OneOf(
-                [
-                    "ball_out_side",
-                    "ball_out_end",
-                    "ball_grounded",
-                    "ball_in_area",
-                    "player_in_area",
-                    "caught",
-                    "restart",
-                ]
-            ),
-        ),
-        team=_TEAM,
-        player=_player(),
-        spot=_spot(),
-        side=fields.String(load_default="low", validate=validate.OneOf(["low", "high"])),
-    ),
-    "foul": _schema(
-        "Foul",
-        team=_TEAM,
-        player=_player(),
-        spot=_spot(),
-        where=fields.String(load_default="field", validate=validate.OneOf(["field", "beyond_end_line", "beyond_side_line"])),
-        on_official=StrictBool(load_default=False),
-        card=fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["yellow", "red"])),
-    ),
-    "card": _schema(
-        "Card",
-        team=_TEAM,
-        player=_player(True),
-        color=fields.String(required=True, validate=validate.OneOf(["yellow", "red"])),
-    ),
-    "substitution": _schema(
-        "Substitution",
-        team=_TEAM,
-        out=fields.Integer(required=True, allow_none=True, strict=True, validate=SHIRT),
-        **{"in": fields.Integer(required=True, strict=True, validate=SHIRT)},
-    ),
-    "injury": _schema("Injury", team=_TEAM, player=_player(True), spot=_spot()),
-    "steal": _schema("Steal", team=_TEAM, player=_player()),
-    "catch": _schema("Catch", team=_TEAM, player=_player(), caught=_player()),
-    "attack": _schema("Attack", team=_TEAM),
-    "shot_missed": _schema("ShotMissed", team=_TEAM, player=_player(), spot=_spot()),
-    "shootout_start": _schema(
-        "ShootoutStart",
-        first=fields.String(required=True, validate=TEAM),
-        takers=fields.Nested(
-            _Strict.from_dict(
-                {
-                    t: fields.List(
-                        fields.Integer(strict=True, validate=SHIRT),
-                        required=True,
-                        validate=validate.Length(equal=4, error="name exactly four takers in order (rule 12.2)"),
-                    )
-                    for t in ("home", "away")
-                },
-                name="Takers",
-            ),
-            required=True,
-        ),
-    ),
-    "shootout_kick": _schema("ShootoutKick", team=_TEAM, scored=StrictBool(required=True)),
-    "abandon": _schema("Abandon", reason=fields.String(required=True, validate=validate.Length(min=1, max=500))),
-    "void": _schema(
-        "Void",
-        target=fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**31)),
-        reason=fields.String(load_default="", validate=validate.Length(max=500)),
-    ),
+    t.type: _schema(t.event.__name__, **{p.name: _field(p) for p in t.params}) for t in CATALOGUE
 }
 assert set(EVENT_SCHEMAS) == set(EVENT_TYPES), "every event type has a schema"
-
-ENVELOPE = ("type", "id", "at_ms", "expected_seq")
-
-
-class ParsedEvent:
-    """A validated event request: the engine's event plus the envelope (key, time, expected seq)."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.type: str = data["type"]
-        self.key: str | None = data["id"]
-        self.at_ms: int | None = data["at_ms"]
-        self.expected_seq: int | None = data["expected_seq"]
-        self.fields = {k: v for k, v in data.items() if k not in ENVELOPE}
-        if self.type == "clock" and self.fields.get("action") == "set" and self.fields.get("elapsed_ms") is None:
-            raise ValidationError({"elapsed_ms": ["required when action is 'set'"]})
-        if self.type == "violation" and self.fields.get("kind") != "restart" and self.fields.get("spot") is None:
-            # Every call of SPEC §3's table but a restart violation restarts from a spot.
-            raise ValidationError({"spot": [f"a {self.fields.get('kind')} violation needs the spot where it happened"]})
-        self.event: Event = from_fields(self.type, self.fields)
 
 
 def parse_event(body: Any) -> ParsedEvent:
@@ -347,7 +263,12 @@ def parse_event(body: Any) -> ParsedEvent:
     if not isinstance(kind, str) or kind not in EVENT_SCHEMAS:
         raise ValidationError({"type": [f"unknown event type; one of: {', '.join(sorted(EVENT_SCHEMAS))}"]})
     data = EVENT_SCHEMAS[kind]().load(body)
-    return ParsedEvent(data)
+    if data["type"] == "clock" and data.get("action") == "set" and data.get("elapsed_ms") is None:
+        raise ValidationError({"elapsed_ms": ["required when action is 'set'"]})
+    if data["type"] == "violation" and data.get("kind") != "restart" and data.get("spot") is None:
+        # Every call of SPEC §3's table but a restart violation restarts from a spot.
+        raise ValidationError({"spot": [f"a {data.get('kind')} violation needs the spot where it happened"]})
+    return ParsedEvent.from_request(data)
 
 
-__all__ = ["MatchSchema", "build_setup", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]
+__all__ = ["MatchSchema", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]

@@ -18,19 +18,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from .envelope import ParsedEvent
 from .rules import engine
+from .rules.catalogue import ROLES, may_log
 from .rules.errors import N_, RuleViolation
-from .rules.events import Event, from_fields
+from .rules.setup import build_setup
 from .rules.state import MatchSetup, MatchState, initial_state
 from .rules.view import public_state
-from .schemas import ParsedEvent, build_setup
 from .store import LogEntry, Store
 
-ROLES = ("referee", "assistant1", "assistant2", "scorer")
+# Called after an event is committed: (match id, the log entry as API.md shows it, the new public state).
+Publisher = Callable[[str, dict[str, Any], dict[str, Any]], None]
 
 
 class NotFound(Exception):
     """No such match or event (404)."""
+
+
+class Forbidden(Exception):
+    """The role may not log this event (403, API.md's "who" column)."""
 
 
 class Conflict(Exception):
@@ -64,11 +70,6 @@ class Match:
                 return role
         return None
 
-    def live_entries(self) -> list[tuple[int, Event, int]]:
-        return [
-            (e.seq, from_fields(e.type, e.fields), e.received_ms) for e in self.log if e.voided_by is None and e.type != "void"
-        ]
-
 
 @dataclass
 class Accepted:
@@ -84,14 +85,46 @@ class MatchService:
         self.clock = clock
         self.matches: dict[str, Match] = {}
         self._lock = threading.RLock()
+        self._publishers: list[Publisher] = []
         self._load()
+
+    def subscribe(self, publisher: Publisher) -> None:
+        """Call ``publisher`` after every committed event (Socket.IO, competitions, tests listening)."""
+        self._publishers.append(publisher)
+
+    def _publish(self, match_id: str, entry: LogEntry, state: dict[str, Any]) -> None:
+        public = entry.public()
+        for publisher in self._publishers:
+            publisher(match_id, public, state)
+
+    def role_for_any_match(self, token: str) -> str | None:
+        """The role this token officiates in some match, if any (to answer 403 rather than 401)."""
+        for m in self.matches.values():
+            role = m.role_of(token)
+            if role is not None:
+                return role
+        return None
+
+    @staticmethod
+    def authorise(role: str, body: Any) -> None:
+        """API.md's "who" column, from the event catalogue; raises ``Forbidden`` (403).
+
+        Runs on the raw body, before validation, as API.md orders the checks; unknown types pass
+        (the schema refuses them with a 400).
+        """
+        if not isinstance(body, dict) or not isinstance(body.get("type"), str):
+            return
+        kind = body["type"]
+        variant = body.get("kind") if kind == "violation" else body.get("color") if kind == "card" else body.get("action")
+        if not may_log(role, kind, variant):
+            raise Forbidden(f"the {role} may not log a {kind}")
 
     def _load(self) -> None:
         for row in self.store.matches():
             m = Match(row["id"], row["setup"], build_setup(row["setup"]), row["tokens"], row["created_at"])
             m.log = self.store.events(m.id)
             m.by_key = {e.key: e for e in m.log if e.key is not None}
-            m.state = engine.replay(m.setup, m.live_entries())
+            m.state = engine.replay(m.setup, m.log)
             self.matches[m.id] = m
 
     # -- matches -------------------------------------------------------------------------------
@@ -170,11 +203,12 @@ class MatchService:
                 body_hash=body_hash if parsed.key else None,
                 response=json.dumps(answer, ensure_ascii=False) if parsed.key else None,
             )
-            self.store.append(entry)  # committed before anything answers
+            self.store.append(entry)  # committed before anything answers or is published
             m.log = [*log, entry]
             m.state = new_state
             if entry.key is not None:
                 m.by_key[entry.key] = entry
+            self._publish(m.id, entry, state_json)
             return Accepted(201, answer, entry, state_json)
 
     def _void(self, m: Match, parsed: ParsedEvent) -> tuple[MatchState, list[LogEntry]]:
@@ -192,9 +226,8 @@ class MatchService:
             )
         void_seq = m.seq + 1
         log = [_replace(e, voided_by=void_seq) if e.seq == target else e for e in m.log]
-        entries = [(e.seq, from_fields(e.type, e.fields), e.received_ms) for e in log if e.voided_by is None and e.type != "void"]
         try:
-            state = engine.replay(m.setup, entries)
+            state = engine.replay(m.setup, log)
         except engine.ReplayError as exc:
             raise RuleViolation(
                 exc.rule,

@@ -14,7 +14,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from ..service import MatchService, NotFound
+from ..service import NotFound
+from ..web import service
 from . import render
 from .stats import FINAL_PHASES, build_report
 
@@ -26,11 +27,6 @@ _PDF_CACHE_SIZE = 32
 _pdf_lock = threading.Lock()
 
 
-def _service() -> MatchService:
-    svc: MatchService = current_app.extensions["qalisball"]
-    return svc
-
-
 def _lang() -> str | None:
     lang = request.args.get("lang")
     return lang if lang in ("en", "zh") else None
@@ -38,7 +34,7 @@ def _lang() -> str | None:
 
 def report_for(match_id: str) -> dict[str, Any]:
     """The report data of a match, from its event log as it is now."""
-    svc = _service()
+    svc = service()
     m = svc.get(match_id)
     log = m.log  # the service replaces the list on every event: this is a consistent snapshot
     return build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
@@ -75,7 +71,7 @@ def report_csv(match_id: str) -> Response:
 @bp.get("/matches/<match_id>/report.pdf")
 def report_pdf(match_id: str) -> Response:
     lang = _lang()
-    m = _service().get(match_id)
+    m = service().get(match_id)
     # A finished (or abandoned) match's report changes only with a new event: cache its PDF by seq.
     final = m.state is not None and m.state.phase in FINAL_PHASES
     key = (match_id, m.seq, lang)

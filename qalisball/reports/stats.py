@@ -9,13 +9,11 @@ is read from the in-memory match state. Pure functions: no Flask, no I/O, time p
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from ..rules import engine
 from ..rules.common import TEAMS, Team, other_team
-from ..rules.events import Event, from_fields
 from ..rules.state import HALVES, MatchSetup, MatchState, Restart, initial_state
 from ..store import LogEntry
 from .labels import LABELS, VIOLATION_KINDS
@@ -45,28 +43,12 @@ PLAYER_COUNTS = (
 TEAM_COUNTS = (*PLAYER_COUNTS, "fouls_suffered", "penalties_awarded")
 
 
-@dataclass(frozen=True)
-class Step:
-    """One non-voided event with the states on either side of it."""
-
-    entry: LogEntry
-    event: Event
-    before: MatchState
-    after: MatchState
-
-
 def replay_steps(setup: MatchSetup, log: Iterable[LogEntry]) -> list[Step]:
-    """Apply the non-voided events in order with ``engine.apply`` (SPEC D8), keeping every state."""
-    steps: list[Step] = []
-    state = initial_state(setup)
-    for e in log:
-        if e.type == "void" or e.voided_by is not None:
-            continue
-        event = from_fields(e.type, e.fields)
-        after = engine.apply(state, event, e.received_ms)
-        steps.append(Step(e, event, state, after))
-        state = after
-    return steps
+    """Every effective event with the states on either side of it (the engine's one replay)."""
+    return list(engine.replay_steps(setup, log))
+
+
+Step = engine.Step[LogEntry]
 
 
 def build_report(

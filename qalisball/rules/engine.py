@@ -8,12 +8,14 @@ milliseconds (the engine has no clock of its own, STYLE.md): it drives the game 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import singledispatch
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from . import field as geo
 from . import shootout as so
+from .catalogue import violation_words
 from .common import Side, Team, other_team
 from .errors import N_, InvalidEvent, RuleViolation
 from .events import (
@@ -37,6 +39,7 @@ from .events import (
     Substitution,
     Violation,
     Void,
+    from_fields,
 )
 from .state import HALVES, MatchSetup, MatchState, Restart, RestartType, Stoppage, initial_state
 
@@ -54,16 +57,6 @@ RESTART_WORDS: dict[RestartType, str] = {
     "side_line": N_("side-line ball"),
     "free_kick": N_("free kick"),
     "penalty": N_("penalty"),
-}
-# "a ball out side violation": the words of a violation in play (8.1), as refusals say them.
-VIOLATION_WORDS: dict[str, str] = {
-    "ball_out_side": N_("a ball out side violation"),
-    "ball_out_end": N_("a ball out end violation"),
-    "ball_grounded": N_("a ball grounded violation"),
-    "ball_in_area": N_("a ball in area violation"),
-    "player_in_area": N_("a player in area violation"),
-    "caught": N_("a caught violation"),
-    "restart": N_("a restart violation"),
 }
 # A tapped spot may be a little off the area line on a tablet: an area entry within this distance
 # of the area still counts (metres).
@@ -83,17 +76,66 @@ def apply(state: MatchState, event: Event, now: int) -> MatchState:
     return new
 
 
-def replay(setup: MatchSetup, entries: Iterable[tuple[int, Event, int]]) -> MatchState:
-    """The state after the non-voided events ``(seq, event, now)``, in order (SPEC D8).
+class Logged(Protocol):
+    """What the engine needs of one row of an event log (the store's ``LogEntry`` is one)."""
 
+    @property
+    def seq(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def received_ms(self) -> int: ...
+    @property
+    def voided_by(self) -> int | None: ...
+
+
+L = TypeVar("L", bound=Logged)
+
+
+@dataclass(frozen=True)
+class Step(Generic[L]):
+    """One event of the replay with the states on either side of it (``before`` only when kept)."""
+
+    entry: L
+    event: Event
+    before: MatchState | None
+    after: MatchState
+
+
+def effective_log(log: Iterable[L]) -> list[L]:
+    """The events the state is the replay of (SPEC D8): neither voids nor the events they voided."""
+    return [e for e in log if e.type != "void" and e.voided_by is None]
+
+
+def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) -> Iterator[Step[L]]:
+    """Replay a log, one step per effective event (SPEC D8): start-up, voids and reports all use this.
+
+    With ``keep_states`` every step has its own ``before`` and ``after`` (reports look at both);
+    without, one state is changed in place and each step's ``after`` is that same object (fast).
     Raises ``ReplayError`` naming the first event that the rules no longer allow.
     """
     state = initial_state(setup)
-    for seq, event, now in entries:
+    for e in effective_log(log):
+        event = from_fields(e.type, e.fields)
         try:
-            _apply_in_place(state, event, now)
+            if keep_states:
+                after = apply(state, event, e.received_ms)
+            else:
+                _apply_in_place(state, event, e.received_ms)
+                after = state
         except (RuleViolation, InvalidEvent) as exc:
-            raise ReplayError(seq, event, exc) from exc
+            raise ReplayError(e.seq, event, exc) from exc
+        yield Step(e, event, state if keep_states else None, after)
+        state = after
+
+
+def replay(setup: MatchSetup, log: Iterable[Logged]) -> MatchState:
+    """The state after the effective events of ``log`` (SPEC D8)."""
+    state = initial_state(setup)
+    for step in replay_steps(setup, log, keep_states=False):
+        state = step.after
     return state
 
 
@@ -314,6 +356,11 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
             rule, N_("the {what} is {restarting}'s, not {team}'s"), {"what": what, "restarting": r.team, "team": ev.team}
         )
     ts = s.teams[ev.team]
+    if ev.player is None:
+        if r.type == "penalty":
+            raise RuleViolation("10.8", N_("name the penalty taker: rule 10.8 has him chosen among the players on the field"))
+        _take_restart(s, r)
+        return
     if ev.player in ts.sent_off:
         raise RuleViolation(
             "9.3",
@@ -332,6 +379,10 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
             N_("#{player} came on at this stoppage and may not take its {what}: choose another player"),
             {"player": ev.player, "what": what},
         )
+    _take_restart(s, r)
+
+
+def _take_restart(s: MatchState, r: Restart) -> None:
     s.ball, s.restart, s.restart_in_play = "live", None, r
     s.last_goal_at = None  # the 30 s return (7.2) ends with the kickoff
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
@@ -364,7 +415,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
     if ev.kind == "restart":
         _restart_violation(ev, s)
         return
-    _require_live(s, "8.1", VIOLATION_WORDS[ev.kind])
+    _require_live(s, "8.1", violation_words(ev.kind))
     spot = _need_spot(ev.spot, f"a {ev.kind} violation")
     f = s.setup.field
     winner = other_team(ev.team)

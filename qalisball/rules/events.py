@@ -15,15 +15,8 @@ from .common import End, Side, Team
 
 Spot = tuple[float, float]
 
-ViolationKind = Literal[
-    "ball_out_side",
-    "ball_out_end",
-    "ball_grounded",
-    "ball_in_area",
-    "player_in_area",
-    "caught",
-    "restart",
-]
+# The violation kinds are listed in the catalogue (catalogue.VIOLATION_KINDS), checked where events enter.
+ViolationKind = str
 FoulWhere = Literal["field", "beyond_end_line", "beyond_side_line"]
 CardColor = Literal["yellow", "red"]
 ClockAction = Literal["pause", "resume", "set"]
@@ -75,7 +68,7 @@ class ClockChange(Event):
 class RestartTaken(Event):
     type: ClassVar[str] = "restart_taken"
     team: Team
-    player: int
+    player: int | None = None  # needed only where a rule names the taker (10.8 penalty, 11.2)
 
 
 @dataclass(frozen=True)
