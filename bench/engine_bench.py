@@ -53,9 +53,9 @@ from qalisball.rules.events import (  # noqa: E402
     Substitution,
     Violation,
 )
+from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
-from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.schemas import MatchSchema  # noqa: E402
 
 START_MS = 1_800_000_000_000

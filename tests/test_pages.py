@@ -17,9 +17,9 @@ from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
 from qalisball import pages, rulebook
-from qalisball.rules.catalogue import BY_TYPE
 from qalisball.demo import demo_request
 from qalisball.rules import engine
+from qalisball.rules.catalogue import BY_TYPE
 from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 
 ROOT = Path(__file__).resolve().parent.parent

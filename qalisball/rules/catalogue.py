@@ -9,6 +9,7 @@ one ``Variant`` below, the engine section that rules on it, its translation and 
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,7 +54,7 @@ class Variant:
 @dataclass(frozen=True)
 class EventType:
     type: str
-    event: type[ev.Event]
+    event: builtins.type[ev.Event]
     params: tuple[Param, ...]
     who: frozenset[Role]
     label: str  # N_ message id
@@ -152,7 +153,16 @@ CATALOGUE: tuple[EventType, ...] = (
         variants=CARD_COLORS,
     ),
     EventType("steal", ev.Steal, (TEAM, PLAYER), REFEREE, N_("Steal"), "6.2", timeline=False, key="t"),
-    EventType("catch", ev.Catch, (TEAM, PLAYER, Param("caught", "player", nullable=True)), REFEREE, N_("Catch"), "6.2", timeline=False, key="k"),
+    EventType(
+        "catch",
+        ev.Catch,
+        (TEAM, PLAYER, Param("caught", "player", nullable=True)),
+        REFEREE,
+        N_("Catch"),
+        "6.2",
+        timeline=False,
+        key="k",
+    ),
     EventType("attack", ev.Attack, (TEAM,), REFEREE, N_("Attack established"), "13.1", timeline=False, key="n"),
     EventType("shot_missed", ev.ShotMissed, (TEAM, PLAYER, SPOT), ASSISTANTS, N_("Missed shot"), "6.1", timeline=False, key="m"),
     EventType("injury", ev.Injury, (TEAM, PLAYER_REQUIRED, SPOT), REFEREE, N_("Injury"), "11.3", timeline=False, key="i"),
