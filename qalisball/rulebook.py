@@ -153,7 +153,29 @@ def _later_decisions(path: Path = _DECISIONS_MD) -> dict[str, tuple[str, str]]:
     return found
 
 
-RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **_later_decisions()}
+# SPEC §9 (the match day) and §10 (competitions).
+MATCH_DAY_AND_COMPETITIONS: dict[str, tuple[str, str]] = {
+    "M1": ("迟报的判罚按发生时的比赛时间裁定", "Late calls are judged when they happened"),
+    "M2": ("名单变更：迟到球员、改名、改号", "Roster changes: a late player, a name, a shirt number"),
+    "M3": ("更正过去的事件：替换与补记", "Correcting the past: amend and insert"),
+    "M4": ("两名裁判记录同一判罚", "One call seen by two officials"),
+    "M5": (
+        "受伤暂停时红牌的补人权保留到下一次死球",
+        "A replacement right earned at an injury stoppage waits for the next dead ball",
+    ),
+    "M6": ("记分表确认与签字，主裁判签字后锁定", "The score sheet is confirmed and signed; the referee's signature locks it"),
+    "M7": ("裁判报告：备注与出牌原因", "The referee's report: notes and card reasons"),
+    "M8": ("判罚辅助：个人犯规次数，第二张黄牌即罚下", "Judgement aids: fouls per player; a second yellow is a send-off"),
+    "C1": ("球队与名单长期保存", "Teams are kept"),
+    "C2": ("赛制：循环赛、分组加淘汰赛、淘汰赛", "Formats: round robin, groups then knockout, knockout"),
+    "C3": ("积分与排名", "Standings"),
+    "C4": ("停赛", "Suspensions"),
+    "C5": ("裁判回避本队比赛", "Officials stand aside from their own club's matches"),
+    "C6": ("弃权", "Forfeits"),
+    "C7": ("申诉与仲裁", "Protests and arbitration"),
+}
+
+RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **MATCH_DAY_AND_COMPETITIONS, **_later_decisions()}
 
 
 def title(rule: str, language: str) -> str | None:

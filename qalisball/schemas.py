@@ -7,13 +7,15 @@ core's ``MatchSetup``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from .envelope import ParsedEvent
-from .rules.catalogue import CATALOGUE, Param
+from .rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
 from .rules.events import EVENT_TYPES
 
 TEAM = validate.OneOf(["home", "away"])
@@ -200,8 +202,8 @@ class _EventBase(_Strict):
     expected_seq = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=2**31))
 
 
-def _schema(name: str, **extra: fields.Field) -> type[Schema]:
-    return _EventBase.from_dict(extra, name=name)  # type: ignore[return-value]
+def _schema(schema_name: str, /, **extra: fields.Field) -> type[Schema]:
+    return _EventBase.from_dict(extra, name=schema_name)  # type: ignore[return-value]
 
 
 _TAKERS = fields.Nested(
@@ -220,10 +222,54 @@ _TAKERS = fields.Nested(
 )
 
 
+class _ReasonSchema(_Strict):
+    code = fields.String(load_default=None, allow_none=True, validate=validate.OneOf([v.name for v in MISCONDUCT_CODES]))
+    text = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500))
+
+
+class _Period(fields.Field):
+    """M6: 1, 2 or "shootout"."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if value in ("shootout",) or (isinstance(value, int) and not isinstance(value, bool) and value in (1, 2)):
+            return value
+        raise ValidationError('must be 1, 2 or "shootout"')
+
+
+SIGNATURE_PREFIX = "data:image/png;base64,"
+SIGNATURE_MAX = 100 * 1024  # API.md: ≤ 100 KB
+
+
+class _Signature(fields.String):
+    """A drawn signature: a PNG as a data URL, at most 100 KB (API.md "Match day")."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not text.startswith(SIGNATURE_PREFIX) or len(text) > SIGNATURE_MAX:
+            raise ValidationError("must be a data:image/png;base64,… URL of at most 100 KB")
+        try:
+            png = base64.b64decode(text[len(SIGNATURE_PREFIX) :], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValidationError("the signature is not valid base64") from exc
+        if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise ValidationError("the signature is not a PNG image")
+        return text
+
+
 def _field(p: Param) -> fields.Field:
     """The marshmallow field of one catalogue parameter."""
     if p.kind == "takers":
         return _TAKERS
+    if p.kind == "new_player":
+        return fields.Nested(PlayerSchema, load_default=None, allow_none=True)
+    if p.kind == "reason":
+        return fields.Nested(_ReasonSchema, load_default=None, allow_none=True)
+    if p.kind == "event":
+        return fields.Dict(required=True)  # validated as an event of its own by parse_event
+    if p.kind == "period":
+        return _Period(required=True)
+    if p.kind == "image":
+        return _Signature(load_default=None, allow_none=True)
     if p.kind == "spot":
         return _spot(p.required)
     if p.kind == "player":
@@ -238,7 +284,7 @@ def _field(p: Param) -> fields.Field:
         "team": TEAM,
         "choice": validate.OneOf(list(p.choices)),
         "ms": validate.Range(min=0, max=MAX_MS),
-        "seq": validate.Range(min=1, max=2**31),
+        "seq": validate.Range(min=p.minimum, max=2**31),
         "text": validate.Length(min=1 if p.required else 0, max=p.max_length or 2000),
     }
     check = checks[p.kind]
@@ -250,7 +296,7 @@ def _field(p: Param) -> fields.Field:
 
 
 EVENT_SCHEMAS: dict[str, type[Schema]] = {
-    t.type: _schema(t.event.__name__, **{p.name: _field(p) for p in t.params}) for t in CATALOGUE
+    t.type: _schema(t.event.__name__, **{p.name: _field(p) for p in t.params}) for t in BY_TYPE.values()
 }
 assert set(EVENT_SCHEMAS) == set(EVENT_TYPES), "every event type has a schema"
 
@@ -263,12 +309,51 @@ def parse_event(body: Any) -> ParsedEvent:
     if not isinstance(kind, str) or kind not in EVENT_SCHEMAS:
         raise ValidationError({"type": [f"unknown event type; one of: {', '.join(sorted(EVENT_SCHEMAS))}"]})
     data = EVENT_SCHEMAS[kind]().load(body)
+    if kind in ("amend", "insert"):
+        data["event"] = _embedded_event(data["event"])
+    if kind == "roster":
+        _roster_change(data)
+    _check_call(data)
+    return ParsedEvent.from_request(data)
+
+
+def _embedded_event(body: dict[str, Any]) -> dict[str, Any]:
+    """M3: the event an amend or insert carries, validated as if posted (its own game time allowed)."""
+    if body.get("type") not in CORRECTABLE:
+        raise ValidationError({"event.type": [f"a correction carries one of: {', '.join(sorted(CORRECTABLE))}"]})
+    extra = sorted(set(body) & {"id", "expected_seq"})
+    if extra:
+        raise ValidationError({f"event.{k}": ["not inside a correction: put it on the correction itself"] for k in extra})
+    try:
+        data = EVENT_SCHEMAS[body["type"]]().load(body)
+        _check_call(data)
+    except ValidationError as exc:
+        messages = exc.normalized_messages()
+        raise ValidationError({f"event.{k}": v for k, v in messages.items()} if isinstance(messages, dict) else messages) from exc
+    return {k: v for k, v in data.items() if k not in ("id", "expected_seq") and (k != "at_ms" or v is not None)}
+
+
+def _roster_change(data: dict[str, Any]) -> None:
+    """M2: either ``add`` a player, or name ``player`` with a new ``name`` and/or ``number``."""
+    if data.get("add") is not None:
+        if any(data.get(k) is not None for k in ("player", "name", "number")):
+            raise ValidationError({"add": ["either add a player, or change one (player with name/number): not both"]})
+        return
+    if data.get("player") is None:
+        raise ValidationError({"player": ["name the player to change, or give `add` for a new one"]})
+    if data.get("name") is None and data.get("number") is None:
+        raise ValidationError({"name": ["give the new name and/or the new number"]})
+    if data.get("name") is not None and not data["name"].strip():
+        raise ValidationError({"name": ["a name cannot be blank"]})
+
+
+def _check_call(data: dict[str, Any]) -> None:
+    """Field combinations a single field's schema cannot see."""
     if data["type"] == "clock" and data.get("action") == "set" and data.get("elapsed_ms") is None:
         raise ValidationError({"elapsed_ms": ["required when action is 'set'"]})
     if data["type"] == "violation" and data.get("kind") != "restart" and data.get("spot") is None:
         # Every call of SPEC §3's table but a restart violation restarts from a spot.
         raise ValidationError({"spot": [f"a {data.get('kind')} violation needs the spot where it happened"]})
-    return ParsedEvent.from_request(data)
 
 
 __all__ = ["MatchSchema", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]

@@ -19,9 +19,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .envelope import ParsedEvent
-from .rules import engine
+from .rules import corrections, engine
 from .rules.catalogue import ROLES, may_log
-from .rules.errors import N_, RuleViolation
 from .rules.setup import build_setup
 from .rules.state import MatchSetup, MatchState, initial_state
 from .rules.view import public_state
@@ -166,13 +165,17 @@ class MatchService:
 
     # -- events --------------------------------------------------------------------------------
 
-    def submit(self, m: Match, role: str, body: dict[str, Any], parsed: ParsedEvent) -> Accepted:
-        """Apply one validated event: conflict checks, rules, commit, then the in-memory state."""
+    def submit(self, m: Match, role: str, body: dict[str, Any], parsed: ParsedEvent, dry_run: bool = False) -> Accepted:
+        """Apply one validated event: conflict checks, rules, commit, then the in-memory state.
+
+        With ``dry_run`` everything is checked and the resulting state answered, but nothing is
+        stored or published (SPEC M3).
+        """
         body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-        engine.check_references(m.setup, parsed.event)  # 400 comes before 409 conflict (API.md)
+        assert m.state is not None
+        engine.check_references(m.state, parsed.event)  # 400 comes before 409 conflict (API.md)
         with self._lock:
-            if parsed.type == "void" and not any(e.seq == parsed.fields["target"] for e in m.log):
-                raise NotFound(f"no event {parsed.fields['target']} in match {m.id}")  # 404 before 409
+            self._check_exists(m, parsed)  # 404 before 409
             seen = m.by_key.get(parsed.key) if parsed.key is not None else None
             if seen is not None:
                 if seen.body_hash != body_hash:
@@ -181,15 +184,13 @@ class MatchService:
             if parsed.expected_seq is not None and parsed.expected_seq != m.seq:
                 raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
             now = self.clock()
-            assert m.state is not None
-            if parsed.type == "void":
-                new_state, log = self._void(m, parsed)
-            else:
-                new_state, log = engine.apply(m.state, parsed.event, now), m.log
+            state = m.state
+            at_ms = parsed.at_ms if parsed.at_ms is not None else engine.game_time(state, now)
+            first = corrections.duplicate_of(m.log, role, parsed.type, parsed.fields, at_ms)
+            if first is not None:  # M4: the same call from a second official: not an error, nothing stored
+                current = self.state(m)
+                return Accepted(200, {"duplicate_of": first.seq, "by": first.by, "state": current}, None, current)
             seq = m.seq + 1
-            at_ms = parsed.at_ms if parsed.at_ms is not None else _game_time(m.state, now)
-            state_json = public_state(new_state, now, m.id, seq)
-            answer = {"seq": seq, "state": state_json}
             entry = LogEntry(
                 match_id=m.id,
                 seq=seq,
@@ -200,9 +201,17 @@ class MatchService:
                 received_at=datetime.fromtimestamp(now / 1000, UTC).isoformat(timespec="milliseconds"),
                 received_ms=now,
                 key=parsed.key,
-                body_hash=body_hash if parsed.key else None,
-                response=json.dumps(answer, ensure_ascii=False) if parsed.key else None,
             )
+            if parsed.type in corrections.CORRECTIONS:
+                new_state, log = engine.correct(state, m.log, entry)
+            else:
+                new_state, log = engine.apply(state, parsed.event, now, parsed.at_ms), m.log
+            state_json = public_state(new_state, now, m.id, seq)
+            if dry_run:
+                return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
+            answer = {"seq": seq, "state": state_json}
+            if parsed.key is not None:
+                entry = _replace(entry, body_hash=body_hash, response=json.dumps(answer, ensure_ascii=False))
             self.store.append(entry)  # committed before anything answers or is published
             m.log = [*log, entry]
             m.state = new_state
@@ -211,33 +220,14 @@ class MatchService:
             self._publish(m.id, entry, state_json)
             return Accepted(201, answer, entry, state_json)
 
-    def _void(self, m: Match, parsed: ParsedEvent) -> tuple[MatchState, list[LogEntry]]:
-        target = parsed.fields["target"]
-        hit = next((e for e in m.log if e.seq == target), None)
-        if hit is None:
-            raise NotFound(f"no event {target} in match {m.id}")
-        if hit.type == "void":
-            raise RuleViolation(
-                "D8", N_("event {target} is a void: a void cannot be voided; log the event again"), {"target": target}
-            )
-        if hit.voided_by is not None:
-            raise RuleViolation(
-                "D8", N_("event {target} was already voided by event {by}"), {"target": target, "by": hit.voided_by}
-            )
-        void_seq = m.seq + 1
-        log = [_replace(e, voided_by=void_seq) if e.seq == target else e for e in m.log]
-        try:
-            state = engine.replay(m.setup, log)
-        except engine.ReplayError as exc:
-            raise RuleViolation(
-                exc.rule,
-                N_(
-                    "voiding event {target} ({type}) would make event {seq} ({event_type}) illegal: "
-                    "{cause}; void event {seq} first"
-                ),
-                {"target": target, "type": hit.type, "seq": exc.seq, "event_type": exc.event.type, "cause": exc.cause},
-            ) from exc
-        return state, log
+    @staticmethod
+    def _check_exists(m: Match, parsed: ParsedEvent) -> None:
+        """The event a void or amend targets, or an insert follows, must be in the log (404)."""
+        wanted = parsed.fields.get("target") if parsed.type in ("void", "amend") else None
+        if parsed.type == "insert" and parsed.fields["after"] != 0:
+            wanted = parsed.fields["after"]
+        if wanted is not None and not any(e.seq == wanted for e in m.log):
+            raise NotFound(f"no event {wanted} in match {m.id}")
 
     def log(self, m: Match) -> list[dict[str, Any]]:
         return [e.public() for e in m.log]
@@ -247,10 +237,3 @@ def _replace(e: LogEntry, **changes: Any) -> LogEntry:
     from dataclasses import replace
 
     return replace(e, **changes)
-
-
-def _game_time(s: MatchState, now: int) -> int | None:
-    """The game-clock time of an event logged now (SPEC D8): elapsed time of the half, if any."""
-    if s.phase in ("first_half", "second_half"):
-        return min(s.clock.elapsed(now), s.clock.length_ms)
-    return None

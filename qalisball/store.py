@@ -224,7 +224,7 @@ class Store:
         def write() -> None:
             with self._transaction():
                 self._insert("events", row)
-                if entry.type == "void":
+                if entry.type in ("void", "amend"):  # the voided or replaced event (D8, M3)
                     self.db.execute(
                         "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ? AND voided_by IS NULL",
                         [entry.seq, entry.match_id, entry.fields["target"]],

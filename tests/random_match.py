@@ -128,7 +128,7 @@ def random_match(seed: int, steps: int = 200, setup: MatchSetup | None = None) -
         else:
             event = rng.choice(_candidates(s, rng))
         try:
-            engine.check_references(s.setup, event)
+            engine.check_references(s, event)
             after = engine.apply(s, event, now)
         except (RuleViolation, InvalidEvent):
             continue

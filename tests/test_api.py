@@ -552,7 +552,8 @@ def test_event_log_shape(match: MatchDriver, clock: FakeClock) -> None:
     match.post({"type": "period_start"})
     clock.advance(12_345)
     match.post({"type": "restart_taken", "team": "away", "player": 2, "id": "abc"})
-    match.post({"type": "goal", "team": "away", "player": 2, "at_ms": 12_000}, role="assistant2")
+    clock.advance(3_000)
+    match.post({"type": "goal", "team": "away", "player": 2, "at_ms": 14_000}, role="assistant2")  # logged 1.3 s late (M1)
     log = match.events()
     assert [e["seq"] for e in log] == [1, 2, 3, 4]
     assert [e["type"] for e in log] == ["coin_toss", "period_start", "restart_taken", "goal"]
@@ -565,7 +566,7 @@ def test_event_log_shape(match: MatchDriver, clock: FakeClock) -> None:
     assert log[0]["at_ms"] is None  # before the match no game clock runs
     assert log[2]["team"] == "away" and log[2]["player"] == 2 and log[2]["at_ms"] == 12_345
     assert log[2]["id"] == "abc"
-    assert log[3]["by"] == "assistant2" and log[3]["at_ms"] == 12_000 and log[3]["direct"] is False
+    assert log[3]["by"] == "assistant2" and log[3]["at_ms"] == 14_000 and log[3]["direct"] is False
     t0 = datetime.fromisoformat(log[1]["received_at"])
     t2 = datetime.fromisoformat(log[2]["received_at"])
     assert (t2 - t0).total_seconds() == pytest.approx(12.345)

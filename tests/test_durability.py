@@ -26,7 +26,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "durability-organiser-token"
 # Fields of the state that follow the server's wall clock, not the log.
-TIME_FIELDS = ("server_time_ms", "return_countdown_ms")
+TIME_FIELDS = ("server_time_ms", "return_countdown_ms", "legal")  # legal: "the half has 12:01 left"
 
 
 def _free_port() -> int:

@@ -99,7 +99,7 @@ def test_d8_a_void_refused_by_the_replay_explains_the_inner_refusal_in_chinese(c
     match = named_match(client, clock)
     match.kickoff("home")  # events 1 (coin toss) and 2 (period start)
     body = post(match, {"type": "void", "target": 1}, "?lang=zh")
-    assert body["rule"] == "5.1"
+    assert body["rule"] == "D8" and body["first_refused"] == 2  # API.md "Match day": refused corrections cite D8
     assert body["message"] == (
         "撤销第 1 条记录（猜硬币）会使第 2 条记录（开始半场）不合规则："
         "请先猜硬币：它决定由谁开球以及双方的进攻方向（规则 5.1）；请先撤销第 2 条记录"

@@ -138,8 +138,10 @@ class MatchMachine(RuleBasedStateMachine):
             role = data.draw(st.sampled_from(roles), label="role")
         if data.draw(st.integers(0, 9), label="with key") < 3:
             body["id"] = f"key-{next(self.counter)}"
-        if data.draw(st.integers(0, 9), label="with at_ms") == 0:
-            body["at_ms"] = data.draw(st.integers(0, 3_600_000), label="at_ms")
+        if data.draw(st.integers(0, 9), label="with at_ms") == 0 and self.s["phase"] in HALVES:
+            # A call logged a little late (SPEC M1): between the last call of the half and the clock now.
+            clock, last = self.s["clock"]["elapsed_ms"], self.s["last_at_ms"]
+            body["at_ms"] = data.draw(st.integers(min(last, clock), clock), label="at_ms")
         if data.draw(st.integers(0, 9), label="with expected_seq") == 0:
             body["expected_seq"] = self.s["seq"]
         return self._post(body, role)
@@ -211,10 +213,16 @@ class MatchMachine(RuleBasedStateMachine):
             assert body["player"] in before["teams"][team]["on_field"]
             assert after["ball"] == "live" and after["restart"] is None
         if kind in ("goal", "steal", "catch", "attack", "shot_missed") or (kind == "violation" and body["kind"] != "restart"):
-            assert before["ball"] == "live" and before["phase"] in HALVES and not before["time_up"], (body, before)
+            # M1: a call stamped before time was up still counts after it (the ball shows dead then).
+            late = before["time_up"] and "at_ms" in body and body["at_ms"] < before["clock"]["length_ms"]
+            assert (before["ball"] == "live" or late) and before["phase"] in HALVES and (late or not before["time_up"]), (
+                body,
+                before,
+            )
         if kind == "goal":
             assert after["score"][team] == before["score"][team] + 1
-            assert after["restart"] == {
+            # After time up no restart shows (10.2), even after a late goal (M1).
+            assert after["restart"] is None if after["time_up"] else after["restart"] == {
                 "type": "kickoff",
                 "team": "away" if team == "home" else "home",
                 "spot": after["restart"]["spot"],
@@ -257,6 +265,8 @@ class MatchMachine(RuleBasedStateMachine):
                 fields={k: v for k, v in e.items() if k not in META},
                 received_ms=_ms(e["received_at"]),
                 voided_by=e["voided_by"],
+                at_ms=e["at_ms"],
+                by=e["by"],
             )
             for e in log
         ]

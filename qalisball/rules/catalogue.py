@@ -16,14 +16,20 @@ from typing import Any, Literal
 from . import events as ev
 from .errors import N_
 
-Role = Literal["referee", "assistant1", "assistant2", "scorer"]
+Role = Literal["referee", "assistant1", "assistant2", "scorer", "organiser"]
+# The match's officials, each with a token of the match (the organiser's token is the installation's).
 ROLES: tuple[Role, ...] = ("referee", "assistant1", "assistant2", "scorer")
+ORGANISER: frozenset[Role] = frozenset({"organiser"})
+# Who signs the score sheet (M6).
+SIGNERS = ("referee", "assistant1", "assistant2", "scorer", "home_captain", "away_captain")
 REFEREE: frozenset[Role] = frozenset({"referee"})
 ASSISTANTS: frozenset[Role] = frozenset({"referee", "assistant1", "assistant2"})
 REFEREE_SCORER: frozenset[Role] = frozenset({"referee", "scorer"})
 EVERY_OFFICIAL: frozenset[Role] = frozenset(ROLES)
 
-ParamKind = Literal["team", "player", "spot", "bool", "ms", "choice", "text", "seq", "takers"]
+ParamKind = Literal[
+    "team", "player", "spot", "bool", "ms", "choice", "text", "seq", "takers", "new_player", "reason", "event", "period", "image"
+]
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,7 @@ class Param:
     choices: tuple[str, ...] = ()
     default: Any = None
     max_length: int = 0  # text fields
+    minimum: int = 1  # seq fields (an insert may come after event 0: before the first)
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,20 @@ CLOCK_ACTIONS: tuple[Variant, ...] = (
     Variant("set", N_("Set clock"), "q", rule="3.1"),
 )
 
+# Reasons for a card (M7): short codes with zh/en labels, plus free text.
+MISCONDUCT_CODES: tuple[Variant, ...] = (
+    Variant("unsporting", N_("Unsporting behaviour")),
+    Variant("dissent", N_("Dissent by word or action")),
+    Variant("persistent_fouls", N_("Persistent fouls")),
+    Variant("dangerous_play", N_("Dangerous play")),
+    Variant("delaying", N_("Delaying the restart")),
+    Variant("violent_conduct", N_("Violent conduct")),
+    Variant("abusive_language", N_("Offensive or abusive language")),
+    Variant("foul_on_official", N_("Foul on an official")),
+    Variant("other", N_("Other (see text)")),
+)
+CARD_REASON = Param("reason", "reason", nullable=True)
+
 # In the order of the console's buttons.
 CATALOGUE: tuple[EventType, ...] = (
     EventType(
@@ -134,6 +155,7 @@ CATALOGUE: tuple[EventType, ...] = (
             Param("where", "choice", choices=("field", "beyond_end_line", "beyond_side_line"), default="field"),
             Param("on_official", "bool", default=False),
             Param("card", "choice", choices=("yellow", "red"), nullable=True),
+            CARD_REASON,
         ),
         REFEREE,
         N_("Foul"),
@@ -145,7 +167,7 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType(
         "card",
         ev.Card,
-        (TEAM, PLAYER_REQUIRED, Param("color", "choice", required=True, choices=("yellow", "red"))),
+        (TEAM, PLAYER_REQUIRED, Param("color", "choice", required=True, choices=("yellow", "red")), CARD_REASON),
         REFEREE,
         N_("Card"),
         "9.3",
@@ -242,7 +264,86 @@ CATALOGUE: tuple[EventType, ...] = (
     ),
 )
 
-BY_TYPE: dict[str, EventType] = {t.type: t for t in CATALOGUE}
+# The match day (SPEC §9): roster changes, corrections, notes, the score sheet.
+MATCH_DAY: tuple[EventType, ...] = (
+    EventType(
+        "roster",
+        ev.RosterChange,
+        (
+            TEAM,
+            Param("add", "new_player", nullable=True),
+            Param("player", "player", nullable=True),
+            Param("name", "text", nullable=True, max_length=80),
+            Param("number", "player", nullable=True),
+        ),
+        REFEREE_SCORER,
+        N_("Roster change"),
+        "M2",
+        timeline=False,
+    ),
+    EventType(
+        "amend",
+        ev.Amend,
+        (
+            Param("target", "seq", required=True),
+            Param("event", "event", required=True),
+            Param("reason", "text", default="", max_length=500),
+        ),
+        REFEREE,
+        N_("Correction"),
+        "M3",
+        timeline=False,
+    ),
+    EventType(
+        "insert",
+        ev.Insert,
+        (
+            Param("after", "seq", required=True, minimum=0),
+            Param("event", "event", required=True),
+            Param("reason", "text", default="", max_length=500),
+        ),
+        REFEREE,
+        N_("Missed call added"),
+        "M3",
+        timeline=False,
+    ),
+    EventType(
+        "note",
+        ev.Note,
+        (
+            Param("text", "text", required=True, max_length=2000),
+            Param("about", "seq", nullable=True),
+            Param("team", "team", nullable=True),
+            Param("player", "player", nullable=True),
+            Param("code", "choice", nullable=True, choices=tuple(v.name for v in MISCONDUCT_CODES)),
+        ),
+        EVERY_OFFICIAL,
+        N_("Note"),
+        "M7",
+        timeline=False,
+    ),
+    EventType(
+        "confirm", ev.Confirm, (Param("period", "period", required=True),), REFEREE, N_("Score confirmed"), "M6", timeline=False
+    ),
+    EventType(
+        "sign",
+        ev.Sign,
+        (
+            Param("as", "choice", required=True, choices=SIGNERS),
+            Param("name", "text", required=True, max_length=80),
+            Param("signature", "image", nullable=True),
+        ),
+        REFEREE,
+        N_("Signature"),
+        "M6",
+        timeline=False,
+    ),
+    EventType("reopen", ev.Reopen, (Param("reason", "text", required=True, max_length=500),), ORGANISER, N_("Reopened"), "M6"),
+)
+
+BY_TYPE: dict[str, EventType] = {t.type: t for t in (*CATALOGUE, *MATCH_DAY)}
+# What an amend or insert may carry: the calls of the match, not another correction or the sheet.
+CORRECTABLE = frozenset(t.type for t in CATALOGUE) - {"void"}
 
 
 def may_log(role: str, event_type: str, variant: object = None) -> bool:

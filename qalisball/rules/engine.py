@@ -8,40 +8,49 @@ milliseconds (the engine has no clock of its own, STYLE.md): it drives the game 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import singledispatch
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from . import field as geo
 from . import shootout as so
 from .catalogue import violation_words
-from .common import Side, Team, other_team
+from .common import TEAMS, Side, Team, other_team
+from .corrections import Row, check_correction, effective_log
 from .errors import N_, InvalidEvent, RuleViolation
 from .events import (
     Abandon,
+    Amend,
     Attack,
     Card,
     Catch,
     ClockChange,
     CoinToss,
+    Confirm,
     Event,
     Foul,
     Goal,
     Injury,
+    Insert,
+    Note,
     PeriodEnd,
     PeriodStart,
+    Reopen,
     RestartTaken,
+    RosterChange,
     ShootoutKick,
     ShootoutStart,
     ShotMissed,
+    Sign,
     Steal,
     Substitution,
     Violation,
     Void,
     from_fields,
 )
-from .state import HALVES, MatchSetup, MatchState, Restart, RestartType, Stoppage, initial_state
+from .state import HALVES, MatchSetup, MatchState, Player, Restart, RestartType, Signature, Stoppage, initial_state
 
 # The rule that governs taking each restart type: cited when the wrong team or player takes it.
 RESTART_RULE: dict[RestartType, str] = {
@@ -62,33 +71,32 @@ RESTART_WORDS: dict[RestartType, str] = {
 # of the area still counts (metres).
 AREA_TAP_TOLERANCE = 0.5
 # Events still accepted once a half's time is up: ending the half and administrative events (SPEC §2).
-_AFTER_TIME_UP = (PeriodEnd, Card, Foul, Substitution, ClockChange, Abandon, Injury)
+_AFTER_TIME_UP = (PeriodEnd, Card, Foul, Substitution, ClockChange, Abandon, Injury, RosterChange, Note, Confirm, Sign, Reopen)
+# The score sheet's events (SPEC §9), accepted in an abandoned match too (M6 asks for its signatures).
+_SHEET = (RosterChange, Note, Confirm, Sign, Reopen)
+# Judged when received whatever their ``at_ms``: the sheet's events, and ending a half (its half-time
+# countdown starts when the referee ends it); a clock ``set`` is too (below).
+_AT_RECEIPT = (*_SHEET, PeriodEnd)
+# M1: a tablet's clock may run a little ahead of the server's; a call stamped this much later than the
+# clock now is taken as made now (D32).
+AT_MS_TOLERANCE = 500
 
 
 # --------------------------------------------------------------------------------------------
 # Public entry points
 
 
-def apply(state: MatchState, event: Event, now: int) -> MatchState:
-    """Return the state after ``event`` at server time ``now``; ``state`` itself never changes."""
+def apply(state: MatchState, event: Event, now: int, at_ms: int | None = None) -> MatchState:
+    """Return the state after ``event`` received at server time ``now``; ``state`` itself never changes.
+
+    ``at_ms`` is the game-clock time at which it happened (M1): the clock's rules are judged then.
+    """
     new = state.copy()
-    _apply_in_place(new, event, now)
+    _apply_in_place(new, event, now, at_ms)
     return new
 
 
-class Logged(Protocol):
-    """What the engine needs of one row of an event log (the store's ``LogEntry`` is one)."""
-
-    @property
-    def seq(self) -> int: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def fields(self) -> dict[str, Any]: ...
-    @property
-    def received_ms(self) -> int: ...
-    @property
-    def voided_by(self) -> int | None: ...
+Logged = Row  # one row of the event log (the store's ``LogEntry`` is one)
 
 
 L = TypeVar("L", bound=Logged)
@@ -104,11 +112,6 @@ class Step(Generic[L]):
     after: MatchState
 
 
-def effective_log(log: Iterable[L]) -> list[L]:
-    """The events the state is the replay of (SPEC D8): neither voids nor the events they voided."""
-    return [e for e in log if e.type != "void" and e.voided_by is None]
-
-
 def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) -> Iterator[Step[L]]:
     """Replay a log, one step per effective event (SPEC D8): start-up, voids and reports all use this.
 
@@ -120,15 +123,80 @@ def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) 
     for e in effective_log(log):
         event = from_fields(e.type, e.fields)
         try:
+            check_references(state, event)  # the roster changes during a match (M2)
             if keep_states:
-                after = apply(state, event, e.received_ms)
+                after = apply(state, event, e.received_ms, e.at_ms)
             else:
-                _apply_in_place(state, event, e.received_ms)
+                _apply_in_place(state, event, e.received_ms, e.at_ms)
                 after = state
         except (RuleViolation, InvalidEvent) as exc:
             raise ReplayError(e.seq, event, exc) from exc
         yield Step(e, event, state if keep_states else None, after)
         state = after
+
+
+def correct(state: MatchState, log: Sequence[L], row: L) -> tuple[MatchState, list[L]]:
+    """The state with the correction ``row`` (a void, amend or insert) in place (D8, M3), and the log
+    before ``row`` with the voided or replaced event marked (the caller appends ``row`` once stored).
+
+    Refused citing D8, with ``first_refused``, when a later event would no longer be legal; an
+    amend's or insert's own event that is illegal at its place is refused as posting it there would be.
+    """
+    if state.locked:
+        raise RuleViolation(
+            "M6", N_("the score sheet is signed and the match locked: the organiser must reopen it before any change")
+        )
+    check_correction(log, row.type, row.fields)
+    target = row.fields.get("target")
+    new_log = [dataclasses.replace(e, voided_by=row.seq) if e.seq == target else e for e in log]  # type: ignore[type-var]
+    try:
+        corrected = replay(state.setup, [*new_log, row])
+    except ReplayError as exc:
+        if exc.seq == row.seq:
+            raise exc.cause from exc
+        params: dict[str, object] = {
+            "target": target if target is not None else row.fields.get("after"),
+            "type": _type_of(log, target) if target is not None else row.fields["event"]["type"],
+            "seq": exc.seq,
+            "event_type": exc.event.type,
+            "cause": exc.cause,
+        }
+        raise _correction_refused(row.type, params, exc.seq) from exc
+    return corrected, new_log
+
+
+def _correction_refused(kind: str, params: dict[str, object], first_refused: int) -> RuleViolation:
+    details = {"first_refused": first_refused}
+    if kind == "void":
+        return RuleViolation(
+            "D8",
+            N_("voiding event {target} ({type}) would make event {seq} ({event_type}) illegal: {cause}; void event {seq} first"),
+            params,
+            details,
+        )
+    if kind == "amend":
+        return RuleViolation(
+            "D8",
+            N_(
+                "replacing event {target} ({type}) would make event {seq} ({event_type}) illegal: {cause}; "
+                "correct event {seq} first"
+            ),
+            params,
+            details,
+        )
+    return RuleViolation(
+        "D8",
+        N_(
+            "adding a {type} after event {target} would make event {seq} ({event_type}) illegal: {cause}; "
+            "correct event {seq} first"
+        ),
+        params,
+        details,
+    )
+
+
+def _type_of(log: Sequence[Logged], seq: int) -> str:
+    return next((e.type for e in log if e.seq == seq), "")
 
 
 def replay(setup: MatchSetup, log: Iterable[Logged]) -> MatchState:
@@ -153,18 +221,27 @@ def time_up(state: MatchState, now: int) -> bool:
     return state.phase in HALVES and state.clock.elapsed(now) >= state.clock.length_ms
 
 
-def check_references(setup: MatchSetup, event: Event) -> None:
-    """Every shirt number an event names must be on that team's roster (HTTP 400, not 409)."""
+def check_references(state: MatchState | MatchSetup, event: Event) -> None:
+    """Every shirt number an event names must be on that team's roster now (HTTP 400, not 409).
+
+    Given a ``MatchSetup``, the rosters the match was created with (no roster change yet, M2).
+    """
+    setup = state if isinstance(state, MatchSetup) else state.setup
+    rosters = (
+        {t: setup.team(t).numbers for t in TEAMS} if isinstance(state, MatchSetup) else {t: state.teams[t].roster for t in TEAMS}
+    )
     team: Team | None = getattr(event, "team", None)
     bad: dict[str, list[str]] = {}
 
     def need(name: str, t: Team, number: int | None) -> None:
-        if number is not None and setup.team(t).player(number) is None:
+        if number is not None and number not in rosters[t]:
             bad.setdefault(name, []).append(f"no player #{number} on {t}'s roster")
 
     if team is not None:
         for name in ("player", "out", "in_"):
             need("in" if name == "in_" else name, team, getattr(event, name, None))
+    if isinstance(event, RosterChange) and event.add is None and event.player is None:
+        bad["player"] = ["name the player to change, or give `add` for a new one"]
     if isinstance(event, Catch) and team is not None:
         need("caught", other_team(team), event.caught)
     if isinstance(event, ShootoutStart):
@@ -237,11 +314,43 @@ def may_substitute(state: MatchState, team: Team, now: int) -> bool:
 # Dispatch
 
 
-def _apply_in_place(s: MatchState, event: Event, now: int) -> None:
-    if isinstance(event, Void):
-        raise TypeError("voids are applied by replaying the log without their target")
-    if s.phase == "abandoned":
+def _apply_in_place(s: MatchState, event: Event, now: int, at_ms: int | None = None) -> None:
+    if isinstance(event, Void | Amend | Insert):
+        raise TypeError("corrections are applied by replaying the log with them in place (rules/corrections.py)")
+    if s.locked and not isinstance(event, Reopen):
+        raise RuleViolation(
+            "M6", N_("the score sheet is signed and the match locked: the organiser must reopen it before any change")
+        )
+    if s.phase == "abandoned" and not isinstance(event, _SHEET):
         raise RuleViolation("4.2", N_("the match was abandoned ({reason})"), {"reason": s.abandon_reason})
+    if at_ms is not None and s.phase not in HALVES and not isinstance(event, _SHEET):
+        raise RuleViolation(
+            "M1",
+            N_("no half is being played (the {phase}): a call's game time is given only during a half"),
+            {"phase": _phase_words(s)},
+        )
+    received_at = game_time(s, now)  # the at_ms the log stores when none is given: the replay judges the same
+    if s.phase not in HALVES or isinstance(event, _AT_RECEIPT) or (isinstance(event, ClockChange) and event.action == "set"):
+        _judge(s, event, now)
+        s.last_at_ms = _last_at(s, event, received_at)
+        return
+    at_ms = received_at if at_ms is None else _check_at_ms(s, now, at_ms)
+    assert at_ms is not None
+    c = s.clock
+    if c.running or isinstance(event, ClockChange):
+        # The server time at which the clock showed ``at_ms``: every clock rule is judged then (M1).
+        _judge(s, event, now - max(0, c.elapsed(now) - at_ms) if c.running else now)
+    else:
+        # A paused clock: judge at the game time given, then put the clock back as it was.
+        kept = c.base_ms
+        c.base_ms = at_ms
+        _judge(s, event, now)
+        if not c.running and c.base_ms == at_ms:
+            c.base_ms = kept
+    s.last_at_ms = _last_at(s, event, at_ms)
+
+
+def _judge(s: MatchState, event: Event, now: int) -> None:
     if time_up(s, now) and not isinstance(event, _AFTER_TIME_UP):
         raise RuleViolation(
             "3.1",
@@ -249,6 +358,40 @@ def _apply_in_place(s: MatchState, event: Event, now: int) -> None:
             {"phase": _phase_words(s), "event": event.type},
         )
     _handle(event, s, now)
+
+
+def _last_at(s: MatchState, event: Event, at_ms: int | None) -> int:
+    """M1: the game time later calls may not precede (a clock ``set`` resets it to the value set)."""
+    if isinstance(event, PeriodStart):
+        return 0
+    if isinstance(event, ClockChange) and event.action == "set":
+        return s.clock.base_ms
+    return max(s.last_at_ms, at_ms) if at_ms is not None else s.last_at_ms
+
+
+def _check_at_ms(s: MatchState, now: int, at_ms: int) -> int:
+    """M1: a call's game time is not later than the clock, nor earlier than the last accepted call."""
+    clock_now = min(s.clock.elapsed(now), s.clock.length_ms)
+    if at_ms > clock_now + AT_MS_TOLERANCE:
+        raise RuleViolation(
+            "M1",
+            N_("the call is stamped {at}, later than the clock ({clock}): check the tablet's clock"),
+            {"at": _mmss(at_ms), "clock": _mmss(clock_now)},
+        )
+    if at_ms < s.last_at_ms:
+        raise RuleViolation(
+            "M1",
+            N_("the call is stamped {at}, earlier than the last call logged ({last}): insert it at its place instead"),
+            {"at": _mmss(at_ms), "last": _mmss(s.last_at_ms)},
+        )
+    return min(at_ms, clock_now)
+
+
+def game_time(s: MatchState, now: int) -> int | None:
+    """The game-clock time of an event logged at server time ``now`` (SPEC D8): the half's elapsed time."""
+    if s.phase in HALVES:
+        return min(s.clock.elapsed(now), s.clock.length_ms)
+    return None
 
 
 @singledispatch
@@ -303,6 +446,7 @@ def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
     s.restart, s.possession, s.attacking = None, None, False
     for t in s.teams:
         s.teams[t].ma_team = None
+    s.halves_ended += 1
     if s.phase == "first_half":
         s.phase, s.halftime_started_at = "halftime", now
     elif s.score["home"] == s.score["away"]:
@@ -386,9 +530,13 @@ def _take_restart(s: MatchState, r: Restart) -> None:
     s.ball, s.restart, s.restart_in_play = "live", None, r
     s.last_goal_at = None  # the 30 s return (7.2) ends with the kickoff
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
-    # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3).
+    # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3) —
+    # unless 11.3 forbade it at this injury stoppage: then it waits for the next dead ball (M5).
+    injury = s.stoppage.kind == "injury"
     for t in s.teams:
-        s.teams[t].replacements_due = 0
+        ts = s.teams[t]
+        ts.replacements_carried = ts.replacements_due if injury else 0
+        ts.replacements_due = 0
 
 
 @_handle.register
@@ -507,6 +655,9 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
         # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
     elif ev.card is None:
         raise RuleViolation("9.1", N_("no play to restart now: a foul at this time can only be punished with a card"))
+    if ev.player is not None:
+        fouls = s.teams[ev.team].fouls
+        fouls[ev.player] = fouls.get(ev.player, 0) + 1  # 9.3: repeated fouls are grounds for a caution (M8)
     if ev.card is not None and ev.player is not None:
         _show_card(s, ev.team, ev.player, ev.card)
 
@@ -555,6 +706,7 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
         return
     if color == "yellow":
         ts.yellow.append(player)  # kept twice: the record shows both yellows
+        ts.second_yellow.append(player)  # shown everywhere as a send-off (M8)
     ts.sent_off.append(player)
     if player in ts.injured:
         ts.injured.remove(player)
@@ -581,6 +733,8 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
                 "11.1", N_("{team} already has {n} players on the field: name the player going off"), {"team": ev.team, "n": n}
             )
         refusal = _initiative_refusal(s, ev.team, now)
+        # The replacement right (11.2, D15) — never at the injury stoppage itself (11.3), which
+        # carries it to the next dead ball (M5).
         if ts.replacements_due > 0 and (refusal is None or refusal.rule == "11.1"):
             ts.replacements_due -= 1  # the sent-off player's replacement, whatever the initiative (11.2, D15)
         elif refusal is not None:
@@ -710,6 +864,96 @@ def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# The match day (SPEC §9): roster changes, notes, the score sheet
+
+
+@_handle.register
+def _roster(ev: RosterChange, s: MatchState, now: int) -> None:
+    """M2: a late player joins the bench; a player's name or shirt number is corrected."""
+    ts = s.teams[ev.team]
+    if ev.add is not None:
+        if ev.add.number in ts.roster:
+            raise RuleViolation(
+                "M2",
+                N_("#{number} is already {name}'s number in {team}: choose a free number"),
+                {"number": ev.add.number, "name": ts.roster[ev.add.number].name, "team": ev.team},
+            )
+        ts.roster[ev.add.number] = Player(ev.add.number, ev.add.name, ev.add.gender)
+        return
+    assert ev.player is not None  # check_references asks for it (400)
+    old = ts.roster[ev.player]
+    number = ev.number if ev.number is not None else ev.player
+    if number != ev.player and number in ts.roster:
+        raise RuleViolation(
+            "M2",
+            N_("#{number} is already {name}'s number in {team}: choose a free number"),
+            {"number": number, "name": ts.roster[number].name, "team": ev.team},
+        )
+    player = Player(number, ev.name if ev.name is not None else old.name, old.gender)
+    if number == ev.player:
+        ts.roster[number] = player
+        return
+    _renumber(s, ev.team, ev.player, number)
+    ts.roster = {(number if n == ev.player else n): (player if n == ev.player else p) for n, p in ts.roster.items()}
+
+
+def _renumber(s: MatchState, team: Team, old: int, new: int) -> None:
+    """From now on the player is named by ``new`` everywhere in the state (M2)."""
+    ts = s.teams[team]
+
+    def swap(numbers: list[int]) -> list[int]:
+        return [new if n == old else n for n in numbers]
+
+    ts.on_field, ts.sent_off, ts.yellow = swap(ts.on_field), swap(ts.sent_off), swap(ts.yellow)
+    ts.injured, ts.second_yellow = swap(ts.injured), swap(ts.second_yellow)
+    ts.fouls = {(new if n == old else n): c for n, c in ts.fouls.items()}
+    ts.ma_players = {(new if n == old else n): c for n, c in ts.ma_players.items()}
+    ts.first_numbers[new] = ts.first_numbers.pop(old, old)
+    s.stoppage.came_on = {(t, new if (t == team and n == old) else n) for t, n in s.stoppage.came_on}
+    if s.shootout is not None:
+        s.shootout = so.renumber(s.shootout, team, old, new)
+
+
+@_handle.register
+def _note(ev: Note, s: MatchState, now: int) -> None:
+    """M7: notes only go into the referee's report; the match is unchanged."""
+
+
+@_handle.register
+def _confirm(ev: Confirm, s: MatchState, now: int) -> None:
+    """M6: the main referee confirms a period's score once it has ended."""
+    if ev.period == "shootout":
+        ended = s.shootout is not None and s.shootout.decided
+    else:
+        ended = isinstance(ev.period, int) and s.halves_ended >= ev.period
+    if not ended:
+        raise RuleViolation("M6", N_("period {period} has not ended: its score is confirmed after it"), {"period": ev.period})
+    if ev.period in s.confirmed:
+        raise RuleViolation("M6", N_("period {period} is already confirmed"), {"period": ev.period})
+    s.confirmed.append(ev.period)
+
+
+@_handle.register
+def _sign(ev: Sign, s: MatchState, now: int) -> None:
+    """M6: officials and both captains sign once the match is over; the main referee's signature locks it."""
+    if s.phase not in ("finished", "abandoned"):
+        raise RuleViolation("M6", N_("the score sheet is signed once the match is finished or abandoned"))
+    if any(sig.as_ == ev.as_ for sig in s.signatures):
+        raise RuleViolation("M6", N_("the {who} has already signed"), {"who": ev.as_})
+    s.signatures.append(Signature(ev.as_, ev.name, now))
+    if ev.as_ == "referee":
+        s.locked = True
+
+
+@_handle.register
+def _reopen(ev: Reopen, s: MatchState, now: int) -> None:
+    """M6: the organiser reopens a locked match; it must be signed again."""
+    if not s.locked:
+        raise RuleViolation("M6", N_("the match is not locked: there is nothing to reopen"))
+    s.locked, s.signatures = False, []
+
+
+# --------------------------------------------------------------------------------------------
 # Helpers
 
 
@@ -749,8 +993,11 @@ def _free_kick(s: MatchState, team: Team, origin: geo.Point) -> Restart:
 
 
 def _stop(s: MatchState, kind: Any = "normal") -> None:
-    """The ball becomes dead: a new stoppage begins (10.2)."""
+    """The ball becomes dead: a new stoppage begins (10.2); a right carried from an injury stoppage is due now (M5)."""
     s.ball, s.restart_in_play, s.stoppage = "dead", None, Stoppage(kind=kind)
+    for ts in s.teams.values():
+        ts.replacements_due += ts.replacements_carried
+        ts.replacements_carried = 0
 
 
 def _give(s: MatchState, restart: Restart) -> None:
@@ -772,7 +1019,8 @@ def _gain_possession(s: MatchState, team: Team) -> None:
     ma = s.setup.rules.multi_attack
     for t in s.teams:
         ts = s.teams[t]
-        ts.ma_players = {n: ma.k for n in ma.designated(t)}
+        now_numbered = {first: n for n, first in ts.first_numbers.items()}  # renumbered players (M2)
+        ts.ma_players = {now_numbered.get(n, n): ma.k for n in ma.designated(t)}
         holds = (ma.mode == "teams" and t in ma.teams) or (
             ma.mode == "trailing" and s.score[t] < s.score[other_team(t)]  # decided now
         )
@@ -814,7 +1062,7 @@ def _need_spot_point(spot: geo.Point | None) -> geo.Point:
 
 def _eligible_bench(s: MatchState, team: Team) -> list[int]:
     ts = s.teams[team]
-    return [n for n in s.setup.team(team).numbers if n not in ts.on_field and n not in ts.sent_off]
+    return [n for n in ts.roster if n not in ts.on_field and n not in ts.sent_off]
 
 
 def _phase_words(s: MatchState) -> str:

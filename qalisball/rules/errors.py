@@ -22,10 +22,14 @@ class RuleViolation(Exception):
     ``params``; the API renders the same template in Chinese from ``template`` and ``params``.
     """
 
-    def __init__(self, rule: str, template: str, params: Mapping[str, object] | None = None) -> None:
+    def __init__(
+        self, rule: str, template: str, params: Mapping[str, object] | None = None, details: Mapping[str, object] | None = None
+    ) -> None:
         self.rule = rule
         self.template = template
         self.params: dict[str, object] = dict(params or {})
+        # Fields the API adds to its 409 answer (``first_refused`` of a refused correction, M3).
+        self.details: dict[str, object] = dict(details or {})
         self.message = template.format(**self.params)
         super().__init__(f"{self.message} (rule {rule})")
 

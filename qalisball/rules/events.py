@@ -27,17 +27,35 @@ class Event:
     type: ClassVar[str] = ""
 
     def fields(self) -> dict[str, Any]:
-        """The event's fields as JSON-ready data (spots as {"x", "y"})."""
+        """The event's fields as JSON-ready data (spots as {"x", "y"}; ``in_`` and ``as_`` as ``in``, ``as``)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            name = "in" if f.name == "in_" else f.name
             if f.name in ("spot",) and value is not None:
                 value = {"x": value[0], "y": value[1]}
-            if f.name == "takers":
+            elif f.name == "takers":
                 value = {team: list(numbers) for team, numbers in value}
-            out[name] = value
+            elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                value = {k: v for k, v in dataclasses.asdict(value).items() if v is not None or k in ("number", "name")}
+            out[f.name.rstrip("_")] = value
         return out
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a card was shown (SPEC M7): a misconduct code of the catalogue and free text."""
+
+    code: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class NewPlayer:
+    """A late player added to a roster (SPEC M2)."""
+
+    number: int
+    name: str
+    gender: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +116,7 @@ class Foul(Event):
     where: FoulWhere = "field"
     on_official: bool = False
     card: CardColor | None = None
+    reason: Reason | None = None  # the card's reason (M7)
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,7 @@ class Card(Event):
     team: Team
     player: int
     color: CardColor
+    reason: Reason | None = None  # M7
 
 
 @dataclass(frozen=True)
@@ -184,6 +204,79 @@ class Void(Event):
     reason: str = ""
 
 
+# --- The match day (SPEC §9) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RosterChange(Event):
+    """M2: add a late player (``add``), or rename / renumber ``player``."""
+
+    type: ClassVar[str] = "roster"
+    team: Team
+    add: NewPlayer | None = None
+    player: int | None = None
+    name: str | None = None
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class Note(Event):
+    """M7: a note of the referee's report, about the match, an event, a team or a player."""
+
+    type: ClassVar[str] = "note"
+    text: str
+    about: int | None = None
+    team: Team | None = None
+    player: int | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class Confirm(Event):
+    """M6: the main referee confirms the score of a period that has ended (1, 2 or the shootout)."""
+
+    type: ClassVar[str] = "confirm"
+    period: int | str
+
+
+@dataclass(frozen=True)
+class Sign(Event):
+    """M6: a signature on the score sheet; the main referee's locks the match."""
+
+    type: ClassVar[str] = "sign"
+    as_: str
+    name: str
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class Reopen(Event):
+    """M6: the organiser reopens a signed match, with a reason."""
+
+    type: ClassVar[str] = "reopen"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Amend(Event):
+    """M3: replace event ``target`` by ``event`` (a whole event body); the replay puts it in the target's place."""
+
+    type: ClassVar[str] = "amend"
+    target: int
+    event: dict[str, Any]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Insert(Event):
+    """M3: add a missed event right after event ``after`` (0: before the first)."""
+
+    type: ClassVar[str] = "insert"
+    after: int
+    event: dict[str, Any]
+    reason: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -206,8 +299,17 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ShootoutKick,
         Abandon,
         Void,
+        RosterChange,
+        Note,
+        Confirm,
+        Sign,
+        Reopen,
+        Amend,
+        Insert,
     )
 }
+# Nested objects of the stored JSON, by field name.
+_NESTED: dict[str, type[Reason] | type[NewPlayer]] = {"reason": Reason, "add": NewPlayer}
 
 
 def from_fields(event_type: str, fields: dict[str, Any]) -> Event:
@@ -215,13 +317,15 @@ def from_fields(event_type: str, fields: dict[str, Any]) -> Event:
     cls = EVENT_TYPES[event_type]
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        name = "in" if f.name == "in_" else f.name
+        name = f.name.rstrip("_")
         if name not in fields:
             continue
         value = fields[name]
         if f.name == "spot" and value is not None:
             value = (float(value["x"]), float(value["y"]))
-        if f.name == "takers":
+        elif f.name == "takers":
             value = tuple((team, tuple(value[team])) for team in ("home", "away"))
+        elif f.name in _NESTED and isinstance(value, dict):
+            value = _NESTED[f.name](**value)
         kwargs[f.name] = value
     return cls(**kwargs)

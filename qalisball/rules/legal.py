@@ -128,7 +128,7 @@ def _color(name: str) -> CardColor:
 
 def _try(state: MatchState, event: Event, now: int) -> Verdict:
     try:
-        engine.check_references(state.setup, event)
+        engine.check_references(state, event)
         engine.apply(state, event, now)
     except RuleViolation as refusal:
         return refusal
@@ -170,7 +170,7 @@ def _violation_spot(state: MatchState, kind: str, team: Team) -> tuple[float, fl
 def _with_player(state: MatchState, team: Team, make: Callable[[int], Event]) -> Event | RuleViolation:
     """A card: for a player on the field, else on the bench (9.3); refused when nobody can be shown one."""
     ts = state.teams[team]
-    candidates = ts.on_field or [n for n in state.setup.team(team).numbers if n not in ts.sent_off]
+    candidates = ts.on_field or [n for n in ts.roster if n not in ts.sent_off]
     if not candidates:
         return RuleViolation("D5", N_("every player of {team} has been sent off"), {"team": team})
     return make(candidates[0])
@@ -186,7 +186,7 @@ def _on_field_player(state: MatchState, team: Team, make: Callable[[int], Event]
 def _substitution(state: MatchState, team: Team, ordinary: bool) -> Event | RuleViolation:
     """An ordinary substitution (a player off, another on) or a player brought on for nobody (11.2, 11.3)."""
     ts = state.teams[team]
-    bench = [n for n in state.setup.team(team).numbers if n not in ts.on_field and n not in ts.sent_off]
+    bench = [n for n in ts.roster if n not in ts.on_field and n not in ts.sent_off]
     if not bench:
         return RuleViolation("11.1", N_("{team} has nobody on the bench who may come on"), {"team": team})
     if ordinary:
@@ -198,7 +198,7 @@ def _substitution(state: MatchState, team: Team, ordinary: bool) -> Event | Rule
 
 def _shootout_start(state: MatchState) -> Event:
     """Four takers per team from the players who are not sent off (12.2, D5)."""
-    takers = tuple((t, tuple(n for n in state.setup.team(t).numbers if n not in state.teams[t].sent_off)[:4]) for t in TEAMS)
+    takers = tuple((t, tuple(n for n in state.teams[t].roster if n not in state.teams[t].sent_off)[:4]) for t in TEAMS)
     return ShootoutStart("home", takers)
 
 

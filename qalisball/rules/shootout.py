@@ -272,3 +272,11 @@ def kick(shootout: Shootout, team: Team, scored: bool) -> Shootout:
         scored=scored,
     )
     return replace(shootout, kicks=shootout.kicks + (taken,))
+
+
+def renumber(shootout: Shootout, team: Team, old: int, new: int) -> Shootout:
+    """The same shootout with a taker renumbered (SPEC M2)."""
+    from dataclasses import replace
+
+    takers = tuple((t, tuple(new if (t == team and n == old) else n for n in numbers)) for t, numbers in shootout.takers)
+    return replace(shootout, takers=takers)

@@ -130,6 +130,15 @@ class Restart:
     end: End | None = None  # the end of an end-line ball or penalty
 
 
+@dataclass(frozen=True)
+class Signature:
+    """One signature on the score sheet (M6); the drawn image stays in the log."""
+
+    as_: str
+    name: str
+    at_ms: int  # server time
+
+
 @dataclass
 class Stoppage:
     """What has happened at the current dead ball, for the substitution rules (SPEC §5)."""
@@ -145,12 +154,21 @@ class Stoppage:
 @dataclass
 class TeamState:
     on_field: list[int]
+    # The roster as it is now (M2: late players, renames, renumbers): shirt number → player.
+    roster: dict[int, Player] = field(default_factory=dict)
+    # Renumbered players (M2): current number → the number the player had at the start.
+    first_numbers: dict[int, int] = field(default_factory=dict)
     sent_off: list[int] = field(default_factory=list)
     yellow: list[int] = field(default_factory=list)
     injured: list[int] = field(default_factory=list)  # left the field injured, not yet back
     # Replacement rights from red cards to players on the field (11.2): one player on for nobody
     # at a dead ball, whatever the initiative.
     replacements_due: int = 0
+    # M5: a replacement right earned at an injury stoppage (11.3 forbids it there) waits for the
+    # next dead ball; it lapses when that dead ball's restart is taken.
+    replacements_carried: int = 0
+    fouls: dict[int, int] = field(default_factory=dict)  # fouls per player in this match (M8, 9.3)
+    second_yellow: list[int] = field(default_factory=list)  # sent off by a second yellow (M8)
     # Multiple attack opportunities (13.1): the team's remaining count while it has the ball (or
     # None when it holds none), and each designated player's remaining count.
     ma_team: int | None = None
@@ -158,14 +176,23 @@ class TeamState:
 
     def copy(self) -> TeamState:
         return TeamState(
-            list(self.on_field),
-            list(self.sent_off),
-            list(self.yellow),
-            list(self.injured),
-            self.replacements_due,
-            self.ma_team,
-            dict(self.ma_players),
+            on_field=list(self.on_field),
+            roster=dict(self.roster),  # Player is frozen: sharing the values is safe
+            first_numbers=dict(self.first_numbers),
+            sent_off=list(self.sent_off),
+            yellow=list(self.yellow),
+            injured=list(self.injured),
+            replacements_due=self.replacements_due,
+            replacements_carried=self.replacements_carried,
+            fouls=dict(self.fouls),
+            second_yellow=list(self.second_yellow),
+            ma_team=self.ma_team,
+            ma_players=dict(self.ma_players),
         )
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        return tuple(self.roster)
 
 
 @dataclass
@@ -191,6 +218,13 @@ class MatchState:
     shootout: Shootout | None = None
     winner: Team | None = None
     abandon_reason: str | None = None
+    # M1: the game time of the last accepted event of this half (a later call may not be earlier).
+    last_at_ms: int = 0
+    halves_ended: int = 0
+    # M6: the score sheet.
+    confirmed: list[int | str] = field(default_factory=list)
+    signatures: list[Signature] = field(default_factory=list)
+    locked: bool = False
 
     def copy(self) -> MatchState:
         """A copy that shares everything immutable (setup, restarts, the shootout) and copies the rest.
@@ -204,6 +238,8 @@ class MatchState:
         clone.clock = copy.copy(self.clock)
         clone.score = dict(self.score)
         clone.stoppage = self.stoppage.copy()
+        clone.confirmed = list(self.confirmed)
+        clone.signatures = list(self.signatures)  # Signature is frozen
         return clone
 
     def ends(self) -> dict[Team, End] | None:
@@ -221,7 +257,9 @@ class MatchState:
 
 
 def initial_state(setup: MatchSetup) -> MatchState:
-    teams = {t: TeamState(on_field=list(setup.team(t).starting)) for t in TEAMS}
+    teams = {
+        t: TeamState(on_field=list(setup.team(t).starting), roster={p.number: p for p in setup.team(t).players}) for t in TEAMS
+    }
     k = setup.rules.multi_attack.k
     for t in TEAMS:
         teams[t].ma_players = {n: k for n in setup.rules.multi_attack.designated(t)}

@@ -40,6 +40,8 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
         # Extras (docs/api-extras.md): what screens need beyond API.md's fields.
         "server_time_ms": now,
         "time_up": up,
+        # M1: the game time of the last call of this half; a later call may not be stamped earlier.
+        "last_at_ms": s.last_at_ms,
         "kickoff_team": s.toss_kickoff,
         "return_countdown_ms": _return_countdown(s, now),
         "abandon_reason": s.abandon_reason,
@@ -84,7 +86,7 @@ def _return_countdown(s: MatchState, now: int) -> int | None:
 def _team(s: MatchState, team: Team, now: int, possession: Team | None) -> dict[str, Any]:
     ts = s.teams[team]
     setup = s.setup.team(team)
-    bench = [n for n in setup.numbers if n not in ts.on_field and n not in ts.sent_off]
+    bench = [n for n in ts.roster if n not in ts.on_field and n not in ts.sent_off]
     return {
         "name": setup.name,
         "color": setup.color,

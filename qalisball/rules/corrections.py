@@ -1,0 +1,188 @@
+"""Corrections of the past (SPEC D8, M3) and one call seen by two officials (M4), over the event log.
+
+The log is append-only. A ``void`` hides an event; an ``amend`` replaces one in its place; an
+``insert`` adds a missed event right after another. ``effective_log`` turns the log into the
+sequence of events the state is the replay of: each correction's event stands where it belongs,
+with the times it is judged at (M1), and everything voided or replaced is left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from .catalogue import CORRECTABLE
+from .errors import N_, RuleViolation
+
+# M4: a second official's call of the same goal or ball-out within this much game time.
+DUPLICATE_WINDOW_MS = 10_000
+# The calls two officials may both log (M4): goals, and balls out (4.3).
+_DUPLICABLE_KINDS = frozenset({"ball_out_side", "ball_out_end"})
+CORRECTIONS = frozenset({"void", "amend", "insert"})
+
+
+class Row(Protocol):
+    """One row of the event log, as the store keeps it (a frozen dataclass)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def received_ms(self) -> int: ...
+    @property
+    def at_ms(self) -> int | None: ...
+    @property
+    def voided_by(self) -> int | None: ...
+    @property
+    def by(self) -> str: ...
+
+
+R = TypeVar("R", bound=Row)
+
+
+def effective_log(log: Iterable[R]) -> list[R]:
+    """The events the state is the replay of, in order, each correction's event in its place.
+
+    An event replaced by an ``amend`` appears as the amend's row carrying the new event (its
+    ``seq`` and ``by`` are the amend's; its times are the replaced event's unless the new event
+    gives its own ``at_ms``). An ``insert`` appears right after the event it names (after the
+    earlier inserts there): with its own ``at_ms`` it is judged at that game time, without one
+    right after that event. A void of an amend or insert undoes that correction.
+    """
+    rows = list(log)
+    by_seq = {e.seq: e for e in rows}
+    inserts: dict[int, list[R]] = {}
+    for e in rows:
+        if e.type == "insert":
+            inserts.setdefault(int(e.fields["after"]), []).append(e)
+
+    # (effective row, anchor of an insert that has no time of its own)
+    placed: list[tuple[R, R | None, bool]] = []
+
+    def current(row: R) -> R | None:
+        """The row that stands in ``row``'s place now: itself, the last amend of it, or nothing."""
+        cur = row
+        while cur.voided_by is not None:
+            replacer = by_seq.get(cur.voided_by)
+            if replacer is None or replacer.type == "void":
+                return None
+            undone = replacer.voided_by is not None and by_seq.get(replacer.voided_by, replacer).type == "void"
+            if undone:
+                break  # the amend was voided: what it replaced stands again
+            cur = replacer
+        return cur
+
+    def place_inserts(seqs: Iterable[int], anchor: R | None) -> None:
+        for seq in seqs:
+            for ins in inserts.get(seq, []):
+                now = current(ins)
+                if now is None:
+                    continue
+                body = now.fields["event"]
+                row = _embed(now, body, at_ms=body.get("at_ms"), received_ms=now.received_ms)
+                placed.append((row, anchor, "at_ms" in body))
+                place_inserts(_place_seqs(ins, by_seq), row)
+
+    place_inserts([0], None)
+    for e in rows:
+        if e.type in CORRECTIONS:
+            continue
+        now = current(e)
+        row = None
+        if now is e:
+            row = e
+        elif now is not None:
+            body = now.fields["event"]
+            row = _embed(now, body, at_ms=body.get("at_ms", e.at_ms), received_ms=e.received_ms)
+        if row is not None:
+            placed.append((row, None, False))
+        place_inserts(_place_seqs(e, by_seq), row if row is not None else e)
+
+    out: list[R] = []
+    for i, (row, anchor, own_time) in enumerate(placed):
+        if own_time:
+            # Received, for the clock, with the event that follows it (its game time lies before).
+            later = placed[i + 1][0] if i + 1 < len(placed) else row
+            row = dataclasses.replace(row, received_ms=max(later.received_ms, row.received_ms if later is row else 0))  # type: ignore[type-var]
+        elif anchor is not None:
+            row = dataclasses.replace(row, received_ms=anchor.received_ms, at_ms=anchor.at_ms)  # type: ignore[type-var]
+        out.append(row)
+    return out
+
+
+def _place_seqs(row: R, by_seq: Mapping[int, R]) -> list[int]:
+    """The seqs that name ``row``'s place: its own, and those of the amends that replaced it."""
+    seqs = [row.seq]
+    cur = row
+    while cur.voided_by is not None:
+        nxt = by_seq.get(cur.voided_by)
+        if nxt is None or nxt.type != "amend":
+            break
+        seqs.append(nxt.seq)
+        cur = nxt
+    return seqs
+
+
+def _embed(row: R, body: Mapping[str, Any], at_ms: int | None, received_ms: int) -> R:
+    """``row`` (an amend or insert) as the event it carries."""
+    fields = {k: v for k, v in body.items() if k not in ("type", "at_ms")}
+    return dataclasses.replace(row, type=body["type"], fields=fields, at_ms=at_ms, received_ms=received_ms)  # type: ignore[type-var]
+
+
+def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any]) -> None:
+    """D8, M3: what a void or an amend may target (its existence is checked by the caller: 404)."""
+    if event_type not in ("void", "amend"):
+        return
+    rows = {e.seq: e for e in log}
+    target = rows[int(fields["target"])]
+    if target.type == "void":
+        raise RuleViolation(
+            "D8", N_("event {target} is a void: a void cannot be voided; log the event again"), {"target": target.seq}
+        )
+    if target.voided_by is not None:
+        by = rows.get(target.voided_by)
+        undone = by is not None and by.voided_by is not None and rows.get(by.voided_by, by).type == "void"
+        if not undone:
+            if by is not None and by.type == "amend":
+                raise RuleViolation(
+                    "D8",
+                    N_("event {target} was replaced by event {by}: correct event {by} instead"),
+                    {"target": target.seq, "by": by.seq},
+                )
+            raise RuleViolation(
+                "D8", N_("event {target} was already voided by event {by}"), {"target": target.seq, "by": target.voided_by}
+            )
+    if event_type == "amend" and target.type not in CORRECTABLE | {"amend", "insert"}:
+        raise RuleViolation(
+            "D8",
+            N_("event {target} ({type}) is not a call of the match: void it and log it again"),
+            {"target": target.seq, "type": target.type},
+        )
+
+
+def duplicate_of(log: Iterable[R], by: str, event_type: str, fields: Mapping[str, Any], at_ms: int | None) -> R | None:
+    """M4: the call another official logged just before, if this one is the same call seen twice.
+
+    Same type (a goal, or a ball out of the same kind) and team, the player the same or missing in
+    one of them, the last thing logged, by another official, within 10 s of game time.
+    """
+    if event_type not in ("goal", "violation"):
+        return None
+    if event_type == "violation" and fields.get("kind") not in _DUPLICABLE_KINDS:
+        return None
+    rows = list(log)
+    last = next((e for e in reversed(rows) if e.type not in ("note",)), None)
+    if last is None or last.by == by or last.voided_by is not None or last.type != event_type:
+        return None
+    if last.fields.get("team") != fields.get("team") or last.fields.get("kind") != fields.get("kind"):
+        return None
+    mine, theirs = fields.get("player"), last.fields.get("player")
+    if mine is not None and theirs is not None and mine != theirs:
+        return None
+    if at_ms is not None and last.at_ms is not None and abs(at_ms - last.at_ms) > DUPLICATE_WINDOW_MS:
+        return None
+    return last
