@@ -34,7 +34,9 @@ def match() -> EngineMatch:
     return EngineMatch()
 
 
-def make(mode: MultiAttackMode, k: int, teams: tuple[Team, ...] = (), players: dict[Team, tuple[int, ...]] | None = None) -> EngineMatch:
+def make(
+    mode: MultiAttackMode, k: int, teams: tuple[Team, ...] = (), players: dict[Team, tuple[int, ...]] | None = None
+) -> EngineMatch:
     players = players or {}
     multi = MultiAttackRules(mode, k, teams, tuple((t, players.get(t, ())) for t in ("home", "away")))
     return EngineMatch(demo_setup(multi_attack=multi))

@@ -20,7 +20,16 @@ STORIES = sorted(TESTS.glob("test_rules_*.py"))
 # The story tests and the helpers they use.
 STORY_FILES = [*STORIES, TESTS / "engine_driver.py", TESTS / "calls.py"]
 # What a story module may import: the standard library's typing helpers, pytest, the rule core, the driver.
-ALLOWED = ("__future__", "typing", "dataclasses", "collections", "pytest", "qalisball.rules", "tests.engine_driver", "tests.calls")
+ALLOWED = (
+    "__future__",
+    "typing",
+    "dataclasses",
+    "collections",
+    "pytest",
+    "qalisball.rules",
+    "tests.engine_driver",
+    "tests.calls",
+)
 # What must not be loaded to run them: the web stack, the database, the schemas, the service.
 FORBIDDEN = (
     "flask",
