@@ -75,8 +75,8 @@ def test_story_files_import_only_the_rule_core_and_the_engine_driver(path: Path)
     assert not bad, f"{path.name} imports {bad}: rule stories call the engine (tests/engine_driver.py)"
 
 
-def _run_stories_in_a_fresh_interpreter(bare_package: bool) -> dict[str, object]:
-    """Run the story tests in a new Python; answer pytest's exit code and the forbidden modules loaded."""
+def _in_a_fresh_interpreter(statement: str, bare_package: bool) -> dict[str, object]:
+    """Run ``statement`` (which sets ``rc``) in a new Python; answer ``rc`` and the forbidden modules it loaded."""
     stub = (
         # qalisball/__init__.py is the Flask app factory: skip it, load the subpackages from their folder.
         f"import types; pkg = types.ModuleType('qalisball'); pkg.__path__ = [{str(ROOT / 'qalisball')!r}]; "
@@ -84,13 +84,11 @@ def _run_stories_in_a_fresh_interpreter(bare_package: bool) -> dict[str, object]
         if bare_package
         else ""
     )
-    files = ", ".join(repr(str(p)) for p in STORIES)
     code = (
         "import json, sys; "
         + stub
-        + "import pytest; "
-        + f"rc = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:cov', {files}]); "
-        + f"loaded = sorted(m for m in sys.modules if m in {FORBIDDEN!r} or m.split('.')[0] in {FORBIDDEN!r}); "
+        + statement
+        + f"; loaded = sorted(m for m in sys.modules if m in {FORBIDDEN!r} or m.split('.')[0] in {FORBIDDEN!r}); "
         + "print('RESULT ' + json.dumps({'rc': int(rc), 'loaded': loaded}))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -101,8 +99,9 @@ def _run_stories_in_a_fresh_interpreter(bare_package: bool) -> dict[str, object]
 
 
 def test_story_tests_pass_with_nothing_but_the_rule_core_loaded() -> None:
-    result = _run_stories_in_a_fresh_interpreter(bare_package=True)
-    assert result == {"rc": 0, "loaded": []}
+    files = ", ".join(repr(str(p)) for p in STORIES)
+    run = f"import pytest; rc = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:cov', {files}])"
+    assert _in_a_fresh_interpreter(run, bare_package=True) == {"rc": 0, "loaded": []}
 
 
 @pytest.mark.xfail(
@@ -111,5 +110,5 @@ def test_story_tests_pass_with_nothing_but_the_rule_core_loaded() -> None:
     "so `import qalisball.rules` loads them; make the package's create_app/socketio lazy, then drop this mark",
 )
 def test_importing_the_rule_core_loads_no_web_stack() -> None:
-    result = _run_stories_in_a_fresh_interpreter(bare_package=False)
-    assert result == {"rc": 0, "loaded": []}
+    imports = "import " + ", ".join(f"tests.{p.stem}" for p in STORIES) + "; rc = 0"
+    assert _in_a_fresh_interpreter(imports, bare_package=False) == {"rc": 0, "loaded": []}
