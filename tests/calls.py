@@ -1,17 +1,14 @@
-"""Small helpers the rules story tests share: spots, a live ball, the pending restart as a tuple."""
+"""Small helpers the rule story tests share: a live ball, the pending restart as a tuple."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import MatchDriver
+from qalisball.rules.common import Team
+from tests.engine_driver import EngineMatch
 
 
-def spot(x: float, y: float) -> dict[str, float]:
-    return {"x": x, "y": y}
-
-
-def live(match: MatchDriver, team: str = "home") -> dict[str, Any]:
+def live(match: EngineMatch, team: Team = "home") -> dict[str, Any]:
     """First half under way, ``team`` kicked off (home defends x0): the ball is live and ``team`` has it."""
     match.kickoff(team, "x0")
     return match.take()

@@ -1,16 +1,20 @@
-"""Shared fixtures: an app on a temporary database with a hand-driven clock (tests never sleep)."""
+"""Shared fixtures: an app on a temporary database with a hand-driven clock (tests never sleep).
+
+Flask and the app are imported inside the fixtures that need them, not here: pytest loads this file
+for every test, and the rule story tests (tests/test_rules_*.py) run on the rule core alone, without
+Flask or a database (tests/test_story_isolation.py).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
 
-from qalisball import create_app
-from qalisball.demo import demo_request
+if TYPE_CHECKING:
+    from flask import Flask
+    from flask.testing import FlaskClient
 
 ADMIN = "test-organiser-token"
 
@@ -35,6 +39,8 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def app(tmp_path: Any, clock: FakeClock) -> Iterator[Flask]:
+    from qalisball import create_app
+
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "ADMIN_TOKEN": ADMIN, "CLOCK": clock})
     yield app
     app.extensions["qalisball"].store.close()
@@ -49,6 +55,8 @@ class MatchDriver:
     """Officiates one match through the HTTP API, as a tablet would."""
 
     def __init__(self, client: FlaskClient, clock: FakeClock, body: dict[str, Any] | None = None) -> None:
+        from qalisball.demo import demo_request
+
         self.client, self.clock = client, clock
         r = client.post("/api/matches", json=body or demo_request(), headers=auth(ADMIN))
         assert r.status_code == 201, r.get_json()

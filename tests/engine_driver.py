@@ -1,0 +1,146 @@
+"""Officiate a match against the rule core itself: no server, no database, no schemas.
+
+The rule story tests (tests/test_rules_*.py) use this driver. It does what the service does with a
+well-formed event and nothing more: check the shirt numbers it names (``check_references``), then
+``engine.apply`` at a hand-driven server time ``now``; a void replays the log without its target
+(``engine.replay``). What the tests read is the public state of API.md (``view.public_state``), so
+their assertions read as the API tests' do. Everything about HTTP (tokens, roles, 400 bodies,
+idempotency, the stored log) is tested in tests/test_api.py.
+
+Nothing here may import Flask, SQLite, marshmallow or the service (tests/test_story_isolation.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from qalisball.rules.common import End, Team
+from qalisball.rules.engine import ReplayError, apply, check_references, replay
+from qalisball.rules.errors import InvalidEvent, RuleViolation
+from qalisball.rules.events import CoinToss, Event, PeriodEnd, PeriodStart, RestartTaken
+from qalisball.rules.field import Field
+from qalisball.rules.state import MatchSetup, MatchState, MultiAttackRules, Player, RuleSet, TeamSetup, initial_state
+from qalisball.rules.view import public_state
+
+START_MS = 1_800_000_000_000  # the same start as conftest's FakeClock
+
+
+def demo_setup(
+    field: Field | None = None, multi_attack: MultiAttackRules | None = None, rules: RuleSet | None = None
+) -> MatchSetup:
+    """The demo match of qalisball/demo.py as the rule core sees it: 40 × 25 m with side lines,
+    shirts 1–10 a side, 1–6 starting, the default rule set (30-minute halves, 10-minute half-time,
+    four shootout rounds, no multiple attack opportunities)."""
+
+    def team(name: str, color: str) -> TeamSetup:
+        players = tuple(Player(n, f"{name} {n}") for n in range(1, 11))
+        return TeamSetup(name, color, players, (1, 2, 3, 4, 5, 6))
+
+    if rules is None:
+        rules = RuleSet()
+    if multi_attack is not None:
+        rules = dataclasses.replace(rules, multi_attack=multi_attack)
+    return MatchSetup(
+        home=team("Renmin", "#b71c1c"),
+        away=team("Tsinghua", "#4a148c"),
+        starters=6,
+        field=field or Field(40, 25, True),
+        rules=rules,
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One accepted event as the engine's replay reads it (``engine.Logged``)."""
+
+    seq: int
+    type: str
+    fields: dict[str, Any]
+    received_ms: int
+    voided_by: int | None = None
+
+
+class EngineMatch:
+    """One match officiated by calling the engine directly; ``now`` is server ms, moved by hand."""
+
+    def __init__(self, setup: MatchSetup | None = None) -> None:
+        self.setup = setup or demo_setup()
+        self.now = START_MS
+        self.engine_state: MatchState = initial_state(self.setup)
+        self.log: list[Row] = []
+
+    @property
+    def seq(self) -> int:
+        return len(self.log)
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+
+    def state(self) -> dict[str, Any]:
+        """The public state of API.md at ``now``."""
+        return public_state(self.engine_state, self.now, "m", self.seq)
+
+    def post(self, event: Event) -> dict[str, Any]:
+        """Apply an event the rules allow; return the public state after it (the API's ``state``)."""
+        check_references(self.setup, event)  # a shirt number not on the roster: InvalidEvent (HTTP 400)
+        self.engine_state = apply(self.engine_state, event, self.now)
+        self.log.append(Row(self.seq + 1, event.type, event.fields(), self.now))
+        return self.state()
+
+    def refused(self, event: Event, rule: str) -> RuleViolation:
+        """``event`` is refused naming ``rule``, and the match is exactly as it was."""
+        before, seq = self.engine_state.copy(), self.seq
+        with pytest.raises(RuleViolation) as refusal:
+            self.post(event)
+        assert refusal.value.rule == rule, refusal.value
+        assert self.engine_state == before and self.seq == seq, "a refusal changes nothing"
+        return refusal.value
+
+    def invalid(self, event: Event, field: str) -> InvalidEvent:
+        """``event`` names something the match does not have (``field``), and nothing changes."""
+        before, seq = self.engine_state.copy(), self.seq
+        with pytest.raises(InvalidEvent) as bad:
+            self.post(event)
+        assert field in bad.value.fields, bad.value.fields
+        assert self.engine_state == before and self.seq == seq
+        return bad.value
+
+    def void(self, target: int) -> dict[str, Any]:
+        """Void event ``target`` (SPEC D8): the state is the replay of the log without it."""
+        void_seq = self.seq + 1
+        log = [dataclasses.replace(r, voided_by=void_seq) if r.seq == target else r for r in self.log]
+        self.engine_state = replay(self.setup, log)
+        self.log = [*log, Row(void_seq, "void", {"target": target, "reason": ""}, self.now)]
+        return self.state()
+
+    def void_refused(self, target: int) -> ReplayError:
+        """Voiding ``target`` would make a later event illegal: refused, nothing changes."""
+        before, log = self.engine_state.copy(), list(self.log)
+        with pytest.raises(ReplayError) as refusal:
+            self.void(target)
+        assert self.engine_state == before and self.log == log
+        return refusal.value
+
+    # -- the steps most stories start with (the vocabulary of conftest's MatchDriver) ------------
+
+    def kickoff(self, kickoff: Team = "home", home_end: End = "x0") -> dict[str, Any]:
+        """Coin toss and first half started: the kickoff is pending."""
+        self.post(CoinToss(kickoff, home_end))
+        return self.post(PeriodStart())
+
+    def take(self, player: int | None = None) -> dict[str, Any]:
+        """The pending restart taken by its team (first on-field player unless named)."""
+        restart = self.engine_state.restart
+        assert restart is not None, "no restart is pending"
+        if player is None:
+            player = self.engine_state.teams[restart.team].on_field[0]
+        return self.post(RestartTaken(restart.team, player))
+
+    def run_out_half(self) -> dict[str, Any]:
+        clock = self.state()["clock"]
+        self.advance(clock["length_ms"] - clock["elapsed_ms"])
+        return self.post(PeriodEnd())
