@@ -331,14 +331,15 @@ def fetch_pyodide(version: str) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     print(f"fetching pyodide@{version} with npm pack into {dest} …", flush=True)
     r = subprocess.run(
-        [npm, "pack", f"pyodide@{version}", "--pack-destination", str(dest), "--silent"],
+        [npm, "pack", f"pyodide@{version}", "--pack-destination", str(dest), "--loglevel=error"],
         capture_output=True,
         text=True,
         cwd=dest,
     )
     tgz = next(dest.glob("pyodide-*.tgz"), None)
     if r.returncode != 0 or tgz is None:
-        sys.exit(f"forecast_pyodide.py: `npm pack pyodide@{version}` failed:\n{r.stderr or r.stdout}")
+        shutil.rmtree(dest, ignore_errors=True)
+        sys.exit(f"forecast_pyodide.py: `npm pack pyodide@{version}` failed (exit {r.returncode}):\n{r.stderr or r.stdout}")
     with tarfile.open(tgz) as t:
         t.extractall(dest, filter="data")
     return dest / "package"
