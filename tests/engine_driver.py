@@ -2,8 +2,8 @@
 
 The rule story tests (tests/test_rules_*.py) use this driver. It does what the service does with a
 well-formed event and nothing more: check the shirt numbers it names (``check_references``), then
-``engine.apply`` at a hand-driven server time ``now``; a void replays the log without its target
-(``engine.replay``). What the tests read is the public state of API.md (``view.public_state``), so
+``engine.apply`` at a hand-driven server time ``now``; a correction replays the log with it in place
+(``engine.correct``). What the tests read is the public state of API.md (``view.public_state``), so
 their assertions read as the API tests' do. Everything about HTTP (tokens, roles, 400 bodies,
 idempotency, the stored log) is tested in tests/test_api.py.
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from qalisball.rules.common import End, Team
-from qalisball.rules.engine import ReplayError, apply, check_references, replay
+from qalisball.rules.engine import apply, check_references, correct, game_time
 from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.events import CoinToss, Event, PeriodEnd, PeriodStart, RestartTaken
 from qalisball.rules.field import Field
@@ -62,6 +62,8 @@ class Row:
     fields: dict[str, Any]
     received_ms: int
     voided_by: int | None = None
+    at_ms: int | None = None  # the game time it happened (M1); the service stores the clock's when none is given
+    by: str = "referee"
 
 
 class EngineMatch:
@@ -84,12 +86,32 @@ class EngineMatch:
         """The public state of API.md at ``now``."""
         return public_state(self.engine_state, self.now, "m", self.seq)
 
-    def post(self, event: Event) -> dict[str, Any]:
-        """Apply an event the rules allow; return the public state after it (the API's ``state``)."""
-        check_references(self.setup, event)  # a shirt number not on the roster: InvalidEvent (HTTP 400)
-        self.engine_state = apply(self.engine_state, event, self.now)
-        self.log.append(Row(self.seq + 1, event.type, event.fields(), self.now))
+    def post(self, event: Event, at_ms: int | None = None, by: str = "referee") -> dict[str, Any]:
+        """Apply an event the rules allow; return the public state after it (the API's ``state``).
+
+        ``at_ms`` is the game time it happened (M1), as a tablet stamps a call made a little late.
+        """
+        check_references(self.engine_state, event)  # a shirt number not on the roster: InvalidEvent (HTTP 400)
+        stored_at = at_ms if at_ms is not None else game_time(self.engine_state, self.now)
+        self.engine_state = apply(self.engine_state, event, self.now, at_ms)
+        self.log.append(Row(self.seq + 1, event.type, event.fields(), self.now, at_ms=stored_at, by=by))
         return self.state()
+
+    def correct(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """A correction (``void``, ``amend`` or ``insert``, SPEC D8 and M3): the state is the replay with it in place."""
+        row = Row(self.seq + 1, kind, fields, self.now, at_ms=game_time(self.engine_state, self.now))
+        self.engine_state, log = correct(self.engine_state, self.log, row)
+        self.log = [*log, row]
+        return self.state()
+
+    def correction_refused(self, kind: str, fields: dict[str, Any], rule: str = "D8") -> RuleViolation:
+        """A correction the rules refuse: nothing changes."""
+        before, log = self.engine_state.copy(), list(self.log)
+        with pytest.raises(RuleViolation) as refusal:
+            self.correct(kind, fields)
+        assert refusal.value.rule == rule, refusal.value
+        assert self.engine_state == before and self.log == log
+        return refusal.value
 
     def refused(self, event: Event, rule: str) -> RuleViolation:
         """``event`` is refused naming ``rule``, and the match is exactly as it was."""
@@ -111,19 +133,11 @@ class EngineMatch:
 
     def void(self, target: int) -> dict[str, Any]:
         """Void event ``target`` (SPEC D8): the state is the replay of the log without it."""
-        void_seq = self.seq + 1
-        log = [dataclasses.replace(r, voided_by=void_seq) if r.seq == target else r for r in self.log]
-        self.engine_state = replay(self.setup, log)
-        self.log = [*log, Row(void_seq, "void", {"target": target, "reason": ""}, self.now)]
-        return self.state()
+        return self.correct("void", {"target": target, "reason": ""})
 
-    def void_refused(self, target: int) -> ReplayError:
-        """Voiding ``target`` would make a later event illegal: refused, nothing changes."""
-        before, log = self.engine_state.copy(), list(self.log)
-        with pytest.raises(ReplayError) as refusal:
-            self.void(target)
-        assert self.engine_state == before and self.log == log
-        return refusal.value
+    def void_refused(self, target: int) -> RuleViolation:
+        """Voiding ``target`` would make a later event illegal: refused citing D8, nothing changes."""
+        return self.correction_refused("void", {"target": target, "reason": ""})
 
     # -- the steps most stories start with (the vocabulary of conftest's MatchDriver) ------------
 

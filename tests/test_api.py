@@ -613,14 +613,15 @@ def test_d8_void_that_would_make_a_later_event_illegal_is_refused_naming_it(matc
     answer = _refused(match, {"type": "void", "target": 3}, 409, "rule")
     assert "event 4" in answer["message"], answer["message"]
     assert "goal" in answer["message"]
-    assert answer["rule"] == "7.1"  # the rule the later event would break
+    assert "rule 7.1" in answer["message"]  # the rule the later event would break
+    assert answer["rule"] == "D8" and answer["first_refused"] == 4  # API.md "Match day"
 
 
 def test_d8_void_of_a_void_and_double_void_are_refused(match: MatchDriver) -> None:
     _live(match)
     match.post({"type": "goal", "team": "home", "player": 1})  # 4
     match.post({"type": "void", "target": 4})  # 5
-    # SPEC D8: a void is not voided, and an event is voided once (checked by the service, not the engine).
+    # SPEC D8: a void is not voided, and an event is voided once (rules/corrections.py).
     assert _refused(match, {"type": "void", "target": 5}, 409, "rule")["rule"] == "D8"
     assert _refused(match, {"type": "void", "target": 4}, 409, "rule")["rule"] == "D8"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from qalisball.rules.errors import RuleViolation
 from qalisball.rules.events import (
     Abandon,
     Card,
@@ -179,7 +180,9 @@ def test_D8_void_refused_when_a_later_event_depends_on_it(match: EngineMatch) ->
     goal = match.post(Goal("home", player=1))["seq"]
     refusal = match.void_refused(taken)
     # Without the kickoff taken the ball is dead: the goal (7.1) would be refused, and is named.
-    assert refusal.rule == "7.1" and refusal.seq == goal and refusal.event.type == "goal"
+    cause = refusal.params["cause"]
+    assert refusal.details["first_refused"] == goal and refusal.params["event_type"] == "goal"
+    assert isinstance(cause, RuleViolation) and cause.rule == "7.1"
     match.void(goal)
 
 

@@ -222,11 +222,16 @@ class MatchMachine(RuleBasedStateMachine):
         if kind == "goal":
             assert after["score"][team] == before["score"][team] + 1
             # After time up no restart shows (10.2), even after a late goal (M1).
-            assert after["restart"] is None if after["time_up"] else after["restart"] == {
-                "type": "kickoff",
-                "team": "away" if team == "home" else "home",
-                "spot": after["restart"]["spot"],
-            }
+            assert (
+                after["restart"] is None
+                if after["time_up"]
+                else after["restart"]
+                == {
+                    "type": "kickoff",
+                    "team": "away" if team == "home" else "home",
+                    "spot": after["restart"]["spot"],
+                }
+            )
         if kind == "period_end":
             assert before["time_up"] and before["phase"] in HALVES
         if kind == "period_start":

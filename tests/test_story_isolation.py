@@ -104,11 +104,6 @@ def test_story_tests_pass_with_nothing_but_the_rule_core_loaded() -> None:
     assert _in_a_fresh_interpreter(run, bare_package=True) == {"rc": 0, "loaded": []}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="qalisball/__init__.py imports Flask, Flask-SocketIO, the service and the store at package import, "
-    "so `import qalisball.rules` loads them; make the package's create_app/socketio lazy, then drop this mark",
-)
 def test_importing_the_rule_core_loads_no_web_stack() -> None:
     imports = "import " + ", ".join(f"tests.{p.stem}" for p in STORIES) + "; rc = 0"
     assert _in_a_fresh_interpreter(imports, bare_package=False) == {"rc": 0, "loaded": []}
