@@ -11,6 +11,7 @@ from typing import Any
 
 from .common import TEAMS, Team
 from .engine import may_substitute, time_up
+from .legal import legal_calls
 from .state import HALVES, MatchState
 
 RETURN_AFTER_GOAL_MS = 30_000  # 7.2: both teams return to their halves within 30 s
@@ -44,6 +45,8 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
         "abandon_reason": s.abandon_reason,
         "restart_end": None if restart is None else restart.end,
         "starters": s.setup.starters,
+        # What each official may call now, from the engine itself (docs/api-extras.md).
+        "legal": legal_calls(s, now),
         "field": {
             "length": s.setup.field.length,
             "width": s.setup.field.width,

@@ -1,0 +1,209 @@
+"""What an official may call now: ``legal_calls(state, now)`` (python-chess's ``generate_legal_moves``).
+
+Every answer comes from the engine itself: each call is tried with ``engine.apply`` on a
+representative event (a player on the field, a spot where the call makes sense) and the engine's
+own refusal, if any, is the answer. So no screen re-derives a rule: the console greys a button and
+shows this refusal; the server still judges the exact event when it is posted (a particular player
+or spot can be refused where the representative one was not).
+
+The answer's shape is documented in docs/api-extras.md ("What may be called now").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import engine
+from . import field as geo
+from .catalogue import CARD_COLORS, VIOLATION_KINDS
+from .common import TEAMS, Team
+from .errors import N_, InvalidEvent, RuleViolation
+from .events import (
+    Abandon,
+    Attack,
+    Card,
+    CardColor,
+    Catch,
+    ClockChange,
+    CoinToss,
+    Event,
+    Foul,
+    Goal,
+    Injury,
+    PeriodEnd,
+    PeriodStart,
+    RestartTaken,
+    ShootoutKick,
+    ShootoutStart,
+    ShotMissed,
+    Steal,
+    Substitution,
+    Violation,
+)
+from .state import MatchState
+
+Verdict = RuleViolation | None  # None: allowed
+
+
+def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
+    """Every console call's verdict now, in the compact form of docs/api-extras.md."""
+    reasons: list[dict[str, Any]] = []
+    index: dict[tuple[str, str], int] = {}
+
+    def verdict(event: Event | RuleViolation) -> bool | int:
+        refusal = event if isinstance(event, RuleViolation) else _try(state, event, now)
+        if refusal is None:
+            return True
+        key = (refusal.rule, refusal.message)
+        if key not in index:
+            index[key] = len(reasons)
+            reasons.append(
+                {
+                    "rule": refusal.rule,
+                    "message": refusal.message,
+                    "template": refusal.template,
+                    "params": _jsonable(refusal.params),
+                }
+            )
+        return index[key]
+
+    def per_team(make: Callable[[Team], Event | RuleViolation]) -> dict[str, bool | int]:
+        return {t: verdict(make(t)) for t in TEAMS}
+
+    calls: dict[str, Any] = {
+        "restart_taken": per_team(lambda t: RestartTaken(t, _taker(state, t))),
+        "goal": per_team(lambda t: Goal(t)),
+    }
+    for kind in VIOLATION_KINDS:
+        calls[kind.name] = per_team(_violation_maker(state, kind.name))
+    centre = geo.centre_spot(state.setup.field)
+    calls["foul"] = per_team(lambda t: Foul(t, None, (centre.x, centre.y)))
+    for color in CARD_COLORS:
+        calls[color.name] = per_team(_card_maker(state, _color(color.name)))
+    calls["steal"] = per_team(lambda t: Steal(t))
+    calls["catch"] = per_team(lambda t: Catch(t))
+    calls["attack"] = per_team(lambda t: Attack(t))
+    calls["shot_missed"] = per_team(lambda t: ShotMissed(t))
+    calls["injury"] = per_team(lambda t: _on_field_player(state, t, lambda p: Injury(t, p, (centre.x, centre.y))))
+    calls["substitution"] = per_team(lambda t: _substitution(state, t, ordinary=True))
+    calls["bring_on"] = per_team(lambda t: _substitution(state, t, ordinary=False))
+    calls["coin_toss"] = verdict(CoinToss("home", "x0"))
+    calls["period_start"] = verdict(PeriodStart())
+    calls["period_end"] = verdict(PeriodEnd())
+    calls["pause"] = verdict(ClockChange("pause"))
+    calls["resume"] = verdict(ClockChange("resume"))
+    calls["set"] = verdict(ClockChange("set", 0))
+    calls["shootout_start"] = verdict(_shootout_start(state))
+    calls["shootout_kick"] = per_team(lambda t: ShootoutKick(t, False))
+    calls["abandon"] = verdict(Abandon("-"))
+    calls["void"] = True  # the service judges a void against the log (D8)
+    came_on = {t: sorted(n for team, n in state.stoppage.came_on if team == t) if state.ball == "dead" else [] for t in TEAMS}
+    restart = state.restart
+    return {
+        "reasons": reasons,
+        "calls": calls,
+        "came_on": came_on,
+        "taker_required": restart is not None and restart.type == "penalty",
+    }
+
+
+def _violation_maker(state: MatchState, kind: str) -> Callable[[Team], Event]:
+    def make(team: Team) -> Event:
+        return Violation(kind, team, None, _violation_spot(state, kind, team))
+
+    return make
+
+
+def _card_maker(state: MatchState, color: CardColor) -> Callable[[Team], Event | RuleViolation]:
+    def make(team: Team) -> Event | RuleViolation:
+        return _with_player(state, team, lambda p: Card(team, p, color))
+
+    return make
+
+
+def _color(name: str) -> CardColor:
+    return "red" if name == "red" else "yellow"
+
+
+def _try(state: MatchState, event: Event, now: int) -> Verdict:
+    try:
+        engine.check_references(state.setup, event)
+        engine.apply(state, event, now)
+    except RuleViolation as refusal:
+        return refusal
+    except InvalidEvent:
+        return None  # a representative detail the real call will name (400 if it is wrong): not a rule
+    return None
+
+
+def _taker(state: MatchState, team: Team) -> int | None:
+    """No taker, except for a penalty (10.8): then one who may take it, if any."""
+    r = state.restart
+    if r is None or r.type != "penalty":
+        return None
+    came_on = {n for t, n in state.stoppage.came_on if t == team}
+    eligible = [n for n in state.teams[team].on_field if n not in came_on]
+    if eligible:
+        return eligible[0]
+    return state.teams[team].on_field[0] if state.teams[team].on_field else None
+
+
+def _violation_spot(state: MatchState, kind: str, team: Team) -> tuple[float, float] | None:
+    """Where each call is typically made: out over a line, in an area, in the field."""
+    f = state.setup.field
+    if kind == "restart":
+        return None
+    if kind == "ball_out_side":
+        return (f.length / 2, -1.0)
+    if kind == "ball_out_end":
+        return (-1.0, f.width / 2 - 2)
+    if kind in ("ball_in_area", "player_in_area"):
+        end = state.defended_end(team) if state.home_end_first_half is not None else "x0"
+        inside = geo.penalty_spot(f, end)
+        # Halfway between the end line and the penalty spot: inside the area (SPEC §1).
+        return ((inside.x + geo.end_x(f, end)) / 2, inside.y)
+    centre = geo.centre_spot(f)
+    return (centre.x, centre.y)
+
+
+def _with_player(state: MatchState, team: Team, make: Callable[[int], Event]) -> Event | RuleViolation:
+    """A card: for a player on the field, else on the bench (9.3); refused when nobody can be shown one."""
+    ts = state.teams[team]
+    candidates = ts.on_field or [n for n in state.setup.team(team).numbers if n not in ts.sent_off]
+    if not candidates:
+        return RuleViolation("D5", N_("every player of {team} has been sent off"), {"team": team})
+    return make(candidates[0])
+
+
+def _on_field_player(state: MatchState, team: Team, make: Callable[[int], Event]) -> Event | RuleViolation:
+    ts = state.teams[team]
+    if not ts.on_field:
+        return RuleViolation("11.3", N_("{team} has no player on the field"), {"team": team})
+    return make(ts.on_field[0])
+
+
+def _substitution(state: MatchState, team: Team, ordinary: bool) -> Event | RuleViolation:
+    """An ordinary substitution (a player off, another on) or a player brought on for nobody (11.2, 11.3)."""
+    ts = state.teams[team]
+    bench = [n for n in state.setup.team(team).numbers if n not in ts.on_field and n not in ts.sent_off]
+    if not bench:
+        return RuleViolation("11.1", N_("{team} has nobody on the bench who may come on"), {"team": team})
+    if ordinary:
+        if not ts.on_field:
+            return RuleViolation("11.1", N_("{team} has no player on the field"), {"team": team})
+        return Substitution(team, ts.on_field[0], bench[0])
+    return Substitution(team, None, bench[0])
+
+
+def _shootout_start(state: MatchState) -> Event:
+    """Four takers per team from the players who are not sent off (12.2, D5)."""
+    takers = tuple((t, tuple(n for n in state.setup.team(t).numbers if n not in state.teams[t].sent_off)[:4]) for t in TEAMS)
+    return ShootoutStart("home", takers)
+
+
+def _jsonable(params: dict[str, object]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        out[k] = v if isinstance(v, str | int | float | bool) or v is None else str(v)
+    return out

@@ -1,0 +1,143 @@
+"""``legal_calls``: what may be called now, from the engine itself (issue 10, item 1).
+
+The console greys a call exactly when ``legal`` says the engine refuses it, and shows the engine's
+reason. These tests hold ``legal`` against the engine on states of random legal matches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any
+
+import pytest
+
+from qalisball.rules import engine
+from qalisball.rules.common import TEAMS
+from qalisball.rules.errors import InvalidEvent, RuleViolation
+from qalisball.rules.events import Card, Event, Goal, RestartTaken, Substitution, Violation
+from qalisball.rules.legal import legal_calls
+from qalisball.rules.state import MatchState
+from qalisball.rules.view import public_state
+
+from .random_match import random_match
+
+SEEDS = range(12)
+
+
+def _accepted(s: MatchState, event: Event, now: int) -> bool:
+    try:
+        engine.check_references(s.setup, event)
+        engine.apply(s, event, now)
+    except (RuleViolation, InvalidEvent):
+        return False
+    return True
+
+
+def _states() -> list[tuple[MatchState, int]]:
+    return [(p.after, p.now) for seed in SEEDS for p in random_match(seed, steps=150)]
+
+
+STATES = _states()
+
+
+def _value(legal: dict[str, Any], call: str, team: str | None = None) -> bool | int:
+    v = legal["calls"][call]
+    return v[team] if team is not None else v
+
+
+def test_legal_lists_every_console_call_with_a_verdict_and_its_reason() -> None:
+    from qalisball.rules.catalogue import console_calls
+
+    s, now = STATES[40]
+    legal = legal_calls(s, now)
+    names = {c["call"] for c in console_calls()}
+    assert names <= set(legal["calls"]), names - set(legal["calls"])
+    for value in legal["calls"].values():
+        for v in value.values() if isinstance(value, dict) else [value]:
+            assert v is True or (isinstance(v, int) and 0 <= v < len(legal["reasons"]))
+    for reason in legal["reasons"]:
+        assert reason["rule"] and reason["message"] == reason["template"].format(**reason["params"])
+
+
+def test_11_1_may_substitute_agrees_with_legal_substitution() -> None:
+    for s, now in STATES:
+        legal = legal_calls(s, now)
+        for t in TEAMS:
+            assert engine.may_substitute(s, t, now) == (legal["calls"]["substitution"][t] is True)
+
+
+def test_a_greyed_call_is_refused_for_every_player_and_spot() -> None:
+    """Never grey a call the engine would accept with some other player or spot."""
+    spots = [(x, y) for x, y in itertools.product((-1.0, 0.5, 2.0, 10.0, 20.0, 38.0, 41.0), (-1.0, 5.0, 12.5, 26.0))]
+    for s, now in STATES[::3]:
+        legal = legal_calls(s, now)
+        for t in TEAMS:
+            roster = s.setup.team(t).numbers
+            players: list[int | None] = [None, *roster]
+            if legal["calls"]["goal"][t] is not True:
+                assert not any(_accepted(s, Goal(t, p), now) for p in players)
+            if legal["calls"]["restart_taken"][t] is not True:
+                assert not any(_accepted(s, RestartTaken(t, p), now) for p in players)
+            for color in ("yellow", "red"):
+                if legal["calls"][color][t] is not True:
+                    assert not any(_accepted(s, Card(t, p, color), now) for p in roster)  # type: ignore[arg-type]
+            for kind in ("ball_out_side", "ball_out_end", "ball_grounded", "ball_in_area", "player_in_area", "caught"):
+                if legal["calls"][kind][t] is not True:
+                    assert not any(_accepted(s, Violation(kind, t, None, spot), now) for spot in spots), (kind, t)
+            if legal["calls"]["substitution"][t] is not True:
+                on, bench = s.teams[t].on_field, [n for n in roster if n not in s.teams[t].on_field]
+                assert not any(_accepted(s, Substitution(t, o, i), now) for o in on for i in bench)
+
+
+def test_11_2_came_on_lists_who_came_on_at_this_stoppage_and_may_not_take_the_restart() -> None:
+    seen = 0
+    for s, now in STATES:
+        legal = legal_calls(s, now)
+        for t in TEAMS:
+            for n in legal["came_on"][t]:
+                seen += 1
+                assert s.ball == "dead" and not _accepted(s, RestartTaken(t, n), now)
+    assert seen > 0, "the random matches should contain substitutions at a stoppage"
+
+
+def test_10_8_a_penalty_needs_its_taker_named() -> None:
+    penalties = [(s, now) for s, now in STATES if s.restart is not None and s.restart.type == "penalty" and s.ball == "dead"]
+    assert penalties
+    for s, now in penalties:
+        assert legal_calls(s, now)["taker_required"] is True
+        assert s.restart is not None
+        with pytest.raises(RuleViolation) as refused:
+            engine.apply(s, RestartTaken(s.restart.team, None), now)
+        assert refused.value.rule == "10.8"
+
+
+def test_the_public_state_carries_legal() -> None:
+    s, now = STATES[10]
+    assert public_state(s, now, "m", 11)["legal"] == legal_calls(s, now)
+
+
+def _mutables(obj: Any, path: str = "state") -> list[tuple[str, Any]]:
+    """Every mutable object reachable from a state, skipping the shared, frozen setup."""
+    out: list[tuple[str, Any]] = []
+    if isinstance(obj, list | dict | set):
+        out.append((path, obj))
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else []
+        for k, v in items:
+            out += _mutables(v, f"{path}[{k!r}]")
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        if not obj.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+            out.append((path, obj))
+        for f in dataclasses.fields(obj):
+            if f.name != "setup":
+                out += _mutables(getattr(obj, f.name), f"{path}.{f.name}")
+    return out
+
+
+def test_a_state_copy_shares_no_mutable_object_with_its_original() -> None:
+    for s, _ in STATES[::50]:
+        clone = s.copy()
+        originals = {id(o) for _, o in _mutables(s)}
+        shared = [p for p, o in _mutables(clone) if id(o) in originals]
+        assert not shared, shared
+        assert clone == s
