@@ -18,11 +18,13 @@ const RT = D.rule_templates || {};
 export function verdict(state, call, team) {
   const legal = state && state.legal;
   if (!legal || !legal.calls || !(call in legal.calls)) return { ok: null };
-  if (call === "substitution" && "bring_on" in legal.calls) {
-    // A replacement for nobody (after a red card or an injury) is a substitution too.
-    const sub = verdict(state, "substitution", team);
-    return sub.ok ? sub : verdict(state, "bring_on", team).ok ? { ok: true } : sub;
-  }
+  const v = plain(legal, call, team);
+  // A replacement for nobody (after a red card or an injury) is a substitution too.
+  if (v.ok === false && call === "substitution" && "bring_on" in legal.calls && plain(legal, "bring_on", team).ok) return { ok: true };
+  return v;
+}
+
+function plain(legal, call, team) {
   let v = legal.calls[call];
   if (v !== null && typeof v === "object") {
     if (team) v = v[team];
