@@ -203,6 +203,7 @@ _JS = {
     "restart_pending": _l("{restart} · {team}"),
     "ball_live": _l("Ball in play"),
     "to_be_ruled": _l("Restart: to be ruled"),
+    "next_kick_ruled": _l("Next kick: to be ruled"),
     "time_up": _l("Time up"),
     "possession": _l("Possession"),
     "multi_attack": _l("Attack chances"),

@@ -231,3 +231,16 @@ def test_offline_forecast_shows_score_and_cards_and_leaves_the_restart_to_be_rul
     expect(console.locator("#restart")).to_have_text("Kickoff · Tsinghua 清华")  # now the engine's ruling
     state = server.state(match_id)
     assert state["score"]["home"] == 1 and state["teams"]["away"]["sent_off"] == [2]
+
+
+def test_6_2_a_refused_team_is_greyed_with_the_engines_reason_naming_the_team_in_chinese(
+    devices: Devices, server: Server
+) -> None:
+    """A reason's params are filled in as the API does: team keys become the teams' names."""
+    match_id, tokens = live_match(server)  # home has the ball
+    console = devices.open(console_url(match_id, tokens["referee"]), locale="zh-CN")
+    action(console, "steal")
+    home = console.locator('#b-teams [data-team="home"]')
+    expect(home).to_be_disabled()
+    expect(home).to_contain_text("人大 Renmin已经持球：抢断应由对方完成 （规则 6.2）")
+    expect(console.locator('#b-teams [data-team="away"]')).to_have_class(re.compile(r"\bchosen\b"))  # the only team allowed

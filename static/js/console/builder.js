@@ -10,16 +10,18 @@ import { drawField } from "./draw.js";
 import { notice, refusedHere } from "./log.js";
 
 /* How the builder asks (layout, not rules): the prompt for the tap on the field, whether to
- * preselect the team with the ball, and calls whose spot the builder does not ask for. A call not
- * named here is asked for from its fields, with the generic prompt. */
+ * preselect the team with the ball, calls whose spot the builder does not ask for, and the options
+ * a call shares with its type but does not use (a violation's side is the restart violation's: the
+ * engine uses it when a penalty is handed over, D2). A call not named here is asked for from its
+ * fields, with the generic prompt. */
 const ASK = {
   goal: { ball: true },
-  ball_out_side: { ball: true, prompt: "tap_field_out" },
-  ball_out_end: { ball: true, prompt: "tap_field_out" },
-  ball_grounded: { ball: true, prompt: "tap_field_landed" },
-  ball_in_area: { ball: true, prompt: "tap_field_landed" },
-  player_in_area: { prompt: "tap_field_entered" },
-  caught: { ball: true, prompt: "tap_field_caught" },
+  ball_out_side: { ball: true, prompt: "tap_field_out", hide: ["side"] },
+  ball_out_end: { ball: true, prompt: "tap_field_out", hide: ["side"] },
+  ball_grounded: { ball: true, prompt: "tap_field_landed", hide: ["side"] },
+  ball_in_area: { ball: true, prompt: "tap_field_landed", hide: ["side"] },
+  player_in_area: { prompt: "tap_field_entered", hide: ["side"] },
+  caught: { ball: true, prompt: "tap_field_caught", hide: ["side"] },
   restart: { tap: false },
   foul: { prompt: "tap_field_foul" },
   injury: { prompt: "tap_field_last_touch" },
@@ -46,12 +48,12 @@ function params(kind) { return live.call.def.params.filter((p) => (kind ? p.kind
 function teamParam() { return live.call.def.params.some((p) => p.name === "team" && p.kind === "team"); }
 function picks() { return params("player"); }
 function options() {
-  const s = live.view;
+  const hide = ask().hide || [];
   return live.call.def.params.filter((p) => {
+    if (hide.indexOf(p.name) >= 0) return false;
     if (p.kind === "bool") return true;
     if (p.kind === "team" && p.name !== "team") return true; // the coin toss's kickoff
     if (p.kind !== "choice") return false;
-    if (p.name === "side") return !!(s.restart && s.restart.type === "penalty"); // only a penalty has sides
     return true;
   });
 }

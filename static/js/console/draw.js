@@ -137,7 +137,7 @@ function drawShootout(s) {
   if (start) fillTakers(s);
   if (s.shootout) {
     Q.setHtml("so-board", Q.shootoutHtml(s));
-    const next = s.ruling ? T.to_be_ruled : s.shootout.next ? Q.nextKickText(s) : T.shootout_decided + (s.winner ? " · " + Q.fmt(T.winner, { team: teamName(s.winner) }) : "");
+    const next = s.ruling ? T.next_kick_ruled : s.shootout.next ? Q.nextKickText(s) : T.shootout_decided + (s.winner ? " · " + Q.fmt(T.winner, { team: teamName(s.winner) }) : "");
     Q.setText("so-next", next);
     Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
     Q.show("so-kick", !!s.shootout.next && !s.ruling); // the next kick's team is the server's to say
