@@ -225,6 +225,7 @@ function tryComplete(trigger) {
   const call = live.call;
   if (!call) return;
   if (teamParam() && !call.team) { prompt("choose_team"); return; }
+  Q.show("prompt", false);
   const missing = options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null));
   if (missing) return;
   const ps = picks();
@@ -236,7 +237,7 @@ function tryComplete(trigger) {
     if (!mayPickNone(ps[0])) { prompt("choose_player_first"); return; }
     call.picks[0] = null; // a tap on the field before any player: sent without one
   }
-  if (ps.length > 1 && call.picks[1] === undefined) { Q.show("prompt", false); drawBuilder(); return; }
+  if (ps.length > 1 && call.picks[1] === undefined) { drawBuilder(); return; }
   if (needsSpot() && !call.spot && !(trigger === "send" && call.def.spot !== "required")) { spotPrompt(); return; }
   const text = textParam();
   if (text) {
