@@ -13,19 +13,24 @@ current. What the script needs is handed over once as JSON (``page-data``).
 
 from __future__ import annotations
 
+import ast
+import functools
 import unicodedata
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import qrcode
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
+from marshmallow import ValidationError
 
 from . import i18n, rulebook
 from .field_svg import field_svg
 from .rules import catalogue
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
+from .schemas import parse_event
 from .service import Match, MatchService, NotFound
 from .web import is_organiser, service
 
@@ -40,8 +45,76 @@ def _match(match_id: str) -> Match:
 
 
 def console_calls(role: str) -> list[dict[str, Any]]:
-    """The console's calls (from the event catalogue) that ``role`` may make, labels in the page's language."""
-    return [{**c, "label": gettext(c["label"])} for c in catalogue.console_calls() if role in c["who"]]
+    """The console's calls (from the event catalogue) that ``role`` may make, labels in the page's language.
+
+    Each call also says what the console's call builder asks for: the event's fields (``params``, from
+    the catalogue, less the one that names the variant) and whether the schema refuses it without a
+    spot (``spot``: "required", "optional" or "none").
+    """
+    return [
+        {**c, "label": gettext(c["label"]), **_asks(c["type"], c["variant"])}
+        for c in catalogue.console_calls()
+        if role in c["who"]
+    ]
+
+
+@functools.cache
+def _asks(event_type: str, variant: str | None) -> dict[str, Any]:
+    entry = catalogue.BY_TYPE[event_type]
+    params = [
+        {
+            "name": p.name,
+            "kind": p.kind,
+            "required": p.required,
+            "nullable": p.nullable,
+            "choices": list(p.choices),
+            "default": p.default,
+        }
+        for p in entry.params
+        if p.name != entry.variant_param
+    ]
+    spot = "none"
+    if any(p["kind"] == "spot" for p in params):
+        spot = "required" if _schema_needs_spot(entry, variant) else "optional"
+    return {"params": params, "spot": spot}
+
+
+def _schema_needs_spot(entry: catalogue.EventType, variant: str | None) -> bool:
+    """Ask the schema (not a copy of its checks) whether this call is refused without a spot."""
+    dummy = {"team": "home", "player": 1, "bool": False, "ms": 0, "text": "x", "seq": 1}
+    body: dict[str, Any] = {"type": entry.type}
+    if entry.variant_param:
+        body[entry.variant_param] = variant
+    for p in entry.params:
+        if p.required and p.name not in body:
+            body[p.name] = p.choices[0] if p.choices else dummy.get(p.kind)
+    try:
+        parse_event(body)
+    except ValidationError as err:
+        return "spot" in (err.messages if isinstance(err.messages, dict) else {})
+    return False
+
+
+RULES_DIR = Path(__file__).resolve().parent / "rules"
+
+
+@functools.cache
+def rule_messages() -> tuple[str, ...]:
+    """Every message the rule core marks with ``N_`` (refusal templates and the phrases they name)."""
+    found: dict[str, None] = {}
+    for path in sorted(RULES_DIR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "N_":
+                arg = node.args[0] if node.args else None
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    found[arg.value] = None
+    return tuple(found)
+
+
+def rule_templates() -> dict[str, str]:
+    """The rule core's messages in the page's language, keyed by their English: the console renders the
+    engine's reasons (the state's ``legal``) from them as ``api.localised_refusal`` does."""
+    return {m: str(gettext(m)) for m in rule_messages()}
 
 
 def qr_svg(data: str, css_class: str = "qr", label: str = "") -> str:
@@ -240,6 +313,9 @@ def console(match_id: str) -> tuple[str, int] | str:
         calls=calls,
         keys=keys,
         rules=rulebook.titles(lang),
+        rule_templates=rule_templates(),
+        half_ms=m.setup.rules.half_ms,
+        halftime_ms=m.setup.rules.halftime_ms,
         log=service().log(m),
         colors={t: m.setup.team(t).color for t in TEAMS},
         names={t: m.setup.team(t).name for t in TEAMS},

@@ -103,14 +103,14 @@
 
   /* ---- words ---------------------------------------------------------------------------- */
   Q.restartText = function (state) {
+    // The console's offline forecast leaves the restart to the engine (console/forecast.js).
+    if (state.ruling) return Q.T.to_be_ruled;
     if (Q.timeUp(state) && Q.isHalf(state)) return Q.T.time_up;
     if (state.restart) {
-      var text = Q.fmt(Q.T.restart_pending, {
+      return Q.fmt(Q.T.restart_pending, {
         restart: Q.V.restart[state.restart.type],
         team: state.teams[state.restart.team].name,
       });
-      // The console's offline forecast is not the engine's decision: say so (console.js predict).
-      return state.predicted && Q.T.forecast ? Q.fmt(Q.T.forecast, { text: text }) : text;
     }
     if (Q.isHalf(state) && state.ball === "live") return Q.T.ball_live;
     return "";

@@ -89,8 +89,12 @@ def test_network_drop_calls_are_queued_and_sent_once_in_order(devices: Devices, 
     action(console, "steal")  # away steals: the team without the ball, preselected
     player(console, 4)
     expect(console.locator("#net")).to_have_text("Offline, 1 queued")
-    action(console, "attack")  # predicted: away has the ball, not yet attacking
-    action(console, "ball_out_side")  # the team with the ball (away, predicted) put it out
+    # Who has the ball now is the engine's to rule (the forecast does not guess it): the official names the team.
+    expect(console.locator("#restart")).to_have_text("Restart: to be ruled")
+    action(console, "attack")
+    team(console, "away")
+    action(console, "ball_out_side")  # away, with the ball, put it out
+    team(console, "away")
     player(console, 2)
     tap_field(console, 20, -1.0)
     expect(console.locator("#net")).to_have_text("Offline, 3 queued")
@@ -175,3 +179,68 @@ def test_browser_language_is_the_default(devices: Devices, server: Server) -> No
     expect(zh.locator("#role")).to_have_text("助理裁判一")
     en = devices.open(console_url(match_id, tokens["assistant1"]), locale="en-US")
     expect(en.locator('[data-action="goal"]')).to_contain_text("Goal")
+
+
+@pytest.mark.parametrize(
+    ("locale", "head", "title", "why"),
+    [
+        ("en-GB", "Not now: rule 10.1", "Restarts: definition", "Restart taken — no restart is pending: the ball is in play"),
+        ("zh-CN", "现在不可：规则 10.1", "发球的定义", "已发球 — 没有待发的球：比赛正在进行中"),
+    ],
+)
+def test_10_1_a_greyed_call_pressed_shows_the_engines_reason_in_the_officials_language(
+    devices: Devices, server: Server, locale: str, head: str, title: str, why: str
+) -> None:
+    """The console decides nothing: it greys what the state's `legal` refuses and shows the engine's reason."""
+    match_id, tokens = live_match(server)  # the ball is in play: no restart to take
+    state = server.state(match_id)
+    reason = state["legal"]["reasons"][state["legal"]["calls"]["restart_taken"]["home"]]
+    assert reason["rule"] == "10.1"
+    console = devices.open(console_url(match_id, tokens["referee"]), locale=locale)
+    taken = console.locator('[data-action="restart_taken"]')
+    expect(taken).to_be_disabled()  # greyed (aria-disabled), yet pressable
+    expect(taken).to_have_class(re.compile(r"\bgreyed\b"))
+    taken.click(force=True)
+    expect(console.locator("#notice")).to_have_class("notice refusal")
+    expect(console.locator("#notice-rule")).to_have_text(head)
+    expect(console.locator("#notice-title")).to_have_text(title)
+    expect(console.locator("#notice-msg")).to_contain_text(why)
+    expect(console.locator("#builder")).to_be_hidden()
+    assert server.state(match_id)["seq"] == state["seq"]  # nothing was sent
+
+
+def test_offline_forecast_shows_score_and_cards_and_leaves_the_restart_to_be_ruled(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    server.post(match_id, tokens["referee"], {"type": "card", "team": "away", "player": 2, "color": "yellow"})
+    console = devices.open(console_url(match_id, tokens["referee"]))
+    expect(console.locator("#restart")).to_have_text("Ball in play")
+    console.context.set_offline(True)
+    action(console, "goal")
+    player(console, 3)
+    expect(console.locator("#home-score")).to_have_text("1")  # a goal adds one
+    expect(console.locator("#restart")).to_have_text("Restart: to be ruled")  # the kickoff is the engine's to award
+    expect(console.locator("#field .restart-label")).to_have_count(0)
+    action(console, "yellow")
+    team(console, "away")
+    player(console, 2)  # a second yellow: sent off (9.3)
+    expect(console.locator("#roster-away")).to_contain_text("sent off")
+    expect(console.locator("#roster-away .pl.off")).to_have_text("#2 Bella Wu")
+    expect(console.locator("#net")).to_have_text("Offline, 2 queued")
+    console.context.set_offline(False)
+    expect(console.locator("#net")).to_have_text("Online", timeout=15_000)
+    expect(console.locator("#restart")).to_have_text("Kickoff · Tsinghua 清华")  # now the engine's ruling
+    state = server.state(match_id)
+    assert state["score"]["home"] == 1 and state["teams"]["away"]["sent_off"] == [2]
+
+
+def test_6_2_a_refused_team_is_greyed_with_the_engines_reason_naming_the_team_in_chinese(
+    devices: Devices, server: Server
+) -> None:
+    """A reason's params are filled in as the API does: team keys become the teams' names."""
+    match_id, tokens = live_match(server)  # home has the ball
+    console = devices.open(console_url(match_id, tokens["referee"]), locale="zh-CN")
+    action(console, "steal")
+    home = console.locator('#b-teams [data-team="home"]')
+    expect(home).to_be_disabled()
+    expect(home).to_contain_text("人大 Renmin已经持球：抢断应由对方完成 （规则 6.2）")
+    expect(console.locator('#b-teams [data-team="away"]')).to_have_class(re.compile(r"\bchosen\b"))  # the only team allowed

@@ -93,8 +93,8 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
 
     # Coin toss (5.1): home kicks off and defends x = 0; the first half starts.
     action(referee, "coin_toss")
-    referee.click('#b-teams [data-toss="home"]')
-    referee.click('#b-options [data-end="x0"]')
+    referee.click('#b-options [data-choice="kickoff"][data-value="home"]')
+    referee.click('#b-options [data-choice="home_end"][data-value="x0"]')
     sent(referee)
     action(referee, "period_start")
     expect(board.locator("#phase")).to_have_text("1st half")
@@ -112,7 +112,7 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     # A foul by home #3 with a yellow card, tapped where it happened: away's free kick (10.6).
     action(referee, "foul")
     team(referee, "home")
-    referee.click('#b-options [data-card="yellow"]')
+    referee.click('#b-options [data-choice="card"][data-value="yellow"]')
     player(referee, 3)
     tap_field(referee, 25, 10)
     expect(referee.locator("#restart")).to_have_text("任意球 · Shanghai 上海")
@@ -123,8 +123,9 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     expect(scorer.locator("#roster-away")).to_contain_text("may substitute")
     scorer.keyboard.press("s")
     home_sub = scorer.locator('#b-teams [data-team="home"]')
-    expect(home_sub).to_be_disabled()  # not offered only to be refused: greyed, with the reason
-    expect(home_sub).to_contain_text("may substitute only after Shanghai 上海 has (rule 11.1)")
+    expect(home_sub).to_be_disabled()  # not offered only to be refused: greyed, with the engine's reason
+    expect(home_sub).to_contain_text("Shanghai 上海 did not substitute: 北京 Beijing may substitute after Shanghai 上海 has")
+    expect(home_sub).to_contain_text("(rule 11.1)")
     shot(scorer, "console-substitution-en")
     for key in ("2", "Enter", "5", "Enter"):
         scorer.keyboard.press(key)

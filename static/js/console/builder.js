@@ -1,0 +1,377 @@
+/* The call builder: a call in at most three taps plus one tap on the field. Which calls exist, their
+ * order, labels, keys and who may make them come from the event catalogue (page data `calls`); what a
+ * call asks for comes from its fields there (`params`, and `spot`: whether the schema needs one).
+ * Which teams and players may be named comes from the state's `legal`: a refused choice is greyed
+ * with the engine's reason. The server rules on what is sent.
+ */
+import { CALLS, Q, T, TEAMS, V, hooks, live, other, teamName } from "./page.js";
+import { cameOn, onlyTeam, reasonText, takerRequired, verdict } from "./legal.js";
+import { drawField } from "./draw.js";
+import { notice, refusedHere } from "./log.js";
+
+/* How the builder asks (layout, not rules): the prompt for the tap on the field, whether to
+ * preselect the team with the ball, calls whose spot the builder does not ask for, and the options
+ * a call shares with its type but does not use (a violation's side is the restart violation's: the
+ * engine uses it when a penalty is handed over, D2). A call not named here is asked for from its
+ * fields, with the generic prompt. */
+const ASK = {
+  goal: { ball: true },
+  ball_out_side: { ball: true, prompt: "tap_field_out", hide: ["side"] },
+  ball_out_end: { ball: true, prompt: "tap_field_out", hide: ["side"] },
+  ball_grounded: { ball: true, prompt: "tap_field_landed", hide: ["side"] },
+  ball_in_area: { ball: true, prompt: "tap_field_landed", hide: ["side"] },
+  player_in_area: { prompt: "tap_field_entered", hide: ["side"] },
+  caught: { ball: true, prompt: "tap_field_caught", hide: ["side"] },
+  restart: { tap: false },
+  foul: { prompt: "tap_field_foul" },
+  injury: { prompt: "tap_field_last_touch" },
+  shot_missed: { prompt: "tap_field_shot" },
+};
+// Who each player field names: the caught player is an opponent; the player coming on is on the bench;
+// a card may go to a substitute too.
+const PICK = {
+  player: { label: "choose_player" },
+  out: { label: "player_out" },
+  in: { label: "player_in", from: "bench" },
+  caught: { label: "caught", team: "other" },
+};
+// Labels of a choice's values.
+const CHOICE_LABEL = {
+  card: (v) => (v ? V.card[v] : T.no_card),
+  where: (v) => V.where[v],
+  side: (v) => T[v + "_side"],
+  home_end: (v) => T["end_" + v],
+};
+
+function ask() { return ASK[live.call.action] || {}; }
+function params(kind) { return live.call.def.params.filter((p) => (kind ? p.kind === kind : true)); }
+function teamParam() { return live.call.def.params.some((p) => p.name === "team" && p.kind === "team"); }
+function picks() { return params("player"); }
+function options() {
+  const hide = ask().hide || [];
+  return live.call.def.params.filter((p) => {
+    if (hide.indexOf(p.name) >= 0) return false;
+    if (p.kind === "bool") return true;
+    if (p.kind === "team" && p.name !== "team") return true; // the coin toss's kickoff
+    if (p.kind !== "choice") return false;
+    return true;
+  });
+}
+function textParam() { return params("text")[0] || null; }
+function stage() { return picks().length > 1 && live.call.picks[0] !== undefined ? 2 : 1; }
+
+/* Whether the call waits for a tap on the field: the schema needs the spot, or the ball is (or may
+ * be, while calls wait) in play. */
+export function needsSpot() {
+  const call = live.call;
+  if (!call || !call.def || call.def.spot === "none") return false;
+  if (call.def.spot === "required") return true;
+  const s = live.view;
+  return ask().tap !== false && (s.ruling || (Q.isHalf(s) && s.ball === "live" && !Q.timeUp(s)));
+}
+
+function pickTeam(p) {
+  const call = live.call;
+  const spec = PICK[p.name] || {};
+  return spec.team === "other" ? (call.team ? other(call.team) : null) : call.team;
+}
+function candidates(p, team) {
+  if (!team) return [];
+  const ts = live.view.teams[team];
+  if ((PICK[p.name] || {}).from === "bench") return ts.bench.slice();
+  if (live.call.def.type === "card") return ts.on_field.concat(ts.bench);
+  return ts.on_field.slice();
+}
+
+/* The players the first pick may not name, and why: at a restart, those who came on at this stoppage
+ * (`legal.came_on`, 11.2); going off, everyone when `legal` allows this team only a replacement for
+ * nobody (`bring_on`): the reason is the engine's refusal of an ordinary substitution. */
+function blocked(p) {
+  const call = live.call, s = live.view;
+  const none = { players: [], why: "" };
+  if (!call.team || p !== picks()[0]) return none;
+  if (call.def.type === "restart_taken") {
+    const off = cameOn(s, call.team);
+    return { players: off, why: off.length ? Q.fmt(T.came_on, { players: off.map((n) => Q.player(call.team, n)).join(T.sep) }) : "" };
+  }
+  const plain = s.legal && s.legal.calls && s.legal.calls.substitution;
+  if (p.name !== "out" || !plain) return none;
+  const v = typeof plain === "object" ? plain[call.team] : plain;
+  if (v === true || verdict(s, "bring_on", call.team).ok !== true) return none;
+  return { players: candidates(p, call.team), why: reasonText(s.legal.reasons[v]) };
+}
+/* Whether the pick may name nobody: an optional player, or (going off) nobody when `legal` allows a
+ * replacement for nobody; while calls wait, when the team is short. */
+function mayPickNone(p) {
+  if (!p.nullable) return false;
+  if (p.name !== "out") return !pickRequired(p);
+  const s = live.view, team = live.call.team;
+  const v = verdict(s, "bring_on", team);
+  return v.ok === true || (v.ok === null && s.teams[team].on_field.length < (s.starters || 0));
+}
+function pickRequired(p) {
+  if (live.call.def.type === "restart_taken") return takerRequired(live.view);
+  return p.required && !p.nullable;
+}
+
+/* ---- starting, drawing, finishing ---------------------------------------------------------------- */
+export function start(action) {
+  const s = live.view;
+  const v = verdict(s, action, null);
+  const def = CALLS[action];
+  if (v.ok === false) { refusedHere(def ? def.label : action, v.reason); return; }
+  if (action === "pause" || action === "resume") { hooks.submit({ type: "clock", action: action }); return; }
+  if (action === "set") { setClock(); return; }
+  if (!def) return;
+  if (!def.params.length) { hooks.submit({ type: def.type }); return; }
+  const call = { action: action, def: def, team: null, picks: [], spot: null, options: {}, digits: "" };
+  live.call = call;
+  call.team = onlyTeam(s, action) || (ask().ball && s.possession && verdict(s, action, s.possession).ok !== false ? s.possession : null);
+  options().forEach((p) => {
+    if (p.kind === "choice" && p.default !== null && p.default !== undefined) call.options[p.name] = p.default;
+  });
+  Q.show("actions", false);
+  Q.show("builder", true);
+  hooks.redraw();
+  tryComplete("start");
+}
+
+export function cancel() {
+  live.call = null;
+  Q.setHtml("b-extra", "");
+  Q.show("builder", false);
+  Q.show("actions", true);
+  Q.show("prompt", false);
+  hooks.redraw();
+}
+
+function btn(label, attrs, cls) {
+  const a = Object.keys(attrs).map((k) => k + '="' + Q.esc(attrs[k]) + '"').join(" ");
+  return '<button type="button" class="' + (cls || "pick") + '" ' + a + ">" + label + "</button>";
+}
+
+export function drawBuilder() {
+  const call = live.call, s = live.view, def = call.def;
+  Q.setText("b-title", def.label);
+  let teams = "", opts = "", label = "", players = "", extra = "";
+  if (teamParam()) {
+    teams = TEAMS.map((t) => {
+      const v = verdict(s, call.action, t);
+      const attrs = { "data-team": t };
+      let why = "";
+      if (v.ok === false) {
+        attrs.disabled = "disabled";
+        why = '<small class="why">' + Q.esc(reasonText(v.reason) + " " + Q.fmt(T.rule_paren, { rule: v.reason ? v.reason.rule : "" })) + "</small>";
+      }
+      return btn(Q.esc(teamName(t)) + "<kbd>" + (t === "home" ? "H" : "A") + "</kbd>" + why, attrs, "pick team-btn " + t + (call.team === t ? " chosen" : ""));
+    }).join("");
+  }
+  options().forEach((p) => {
+    const chosen = call.options[p.name];
+    if (p.kind === "bool") {
+      opts += btn(Q.esc(T[p.name] || p.name), { "data-choice": p.name, "data-value": "true" }, "toggle" + (chosen ? " on" : ""));
+      return;
+    }
+    if (p.name === "kickoff") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.kicks_off, { team: "…" })) + "</span>";
+    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.defends, { team: teamName("home"), end: "…" })) + "</span>";
+    const values = p.kind === "team" ? TEAMS : (p.nullable ? [""] : []).concat(p.choices);
+    values.forEach((v) => {
+      const text = p.kind === "team" ? Q.esc(teamName(v)) : (p.name === "card" && v ? '<span class="card ' + v + '"></span>' : "") + Q.esc((CHOICE_LABEL[p.name] || String)(v));
+      const on = (chosen === undefined || chosen === null ? "" : chosen) === v;
+      opts += btn(text, { "data-choice": p.name, "data-value": v }, (p.kind === "team" ? "pick team-btn " + v : "toggle") + (on ? (p.kind === "team" ? " chosen" : " on") : ""));
+    });
+  });
+  const ps = picks();
+  if (ps.length && call.team) {
+    const p = ps[stage() - 1];
+    const team = pickTeam(p);
+    const block = blocked(p);
+    label = (stage() === 2 && call.picks[0] !== null ? Q.player(call.team, call.picks[0]) + " → " : "") + T[(PICK[p.name] || PICK.player).label];
+    if (block.why) label += " — " + block.why;
+    players = candidates(p, team).map((n) => {
+      const attrs = { "data-player": n, "data-stage": stage() };
+      const off = block.players.indexOf(n) >= 0;
+      if (off) attrs.disabled = "disabled";
+      return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>", attrs,
+        "pick player" + (call.picks[stage() - 1] === n ? " chosen" : "") + (off ? " blocked" : ""));
+    }).join("");
+    if (mayPickNone(p)) {
+      players += btn(Q.esc(p.name === "out" ? T.nobody : T.no_player) + "<kbd>↵</kbd>", { "data-player": "none", "data-stage": stage() }, "pick player none");
+    }
+  }
+  if (call.digits) label += "  [" + call.digits + "]";
+  const text = textParam();
+  if (text) {
+    extra = '<input id="b-text" class="reason" maxlength="500" placeholder="' + Q.esc(T.abandon_reason_needed) + '">' +
+      btn(Q.esc(def.label), { "data-send": "1" }, "act stop");
+  } else if (needsSpot() && def.spot !== "required") {
+    extra = btn(Q.esc(T.send_without_spot) + "<kbd>↵</kbd>", { "data-send": "1" }, "act");
+  }
+  Q.setHtml("b-teams", teams);
+  Q.setHtml("b-options", opts);
+  Q.setText("b-label", label);
+  Q.setHtml("b-players", players);
+  if (!(text && Q.$("b-text"))) Q.setHtml("b-extra", extra);
+}
+
+function prompt(key) {
+  Q.setText("prompt", T[key] || key);
+  Q.show("prompt", true);
+}
+function spotPrompt() { prompt(ask().prompt || "tap_field"); }
+
+/* Send once everything the call needs is there; a player tap sends unless a spot is still to come. */
+function tryComplete(trigger) {
+  const call = live.call;
+  if (!call) return;
+  if (teamParam() && !call.team) { prompt("choose_team"); return; }
+  Q.show("prompt", false);
+  const missing = options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null));
+  if (missing) return;
+  const ps = picks();
+  if (ps.length && call.picks[0] === undefined) {
+    if (trigger !== "spot" && trigger !== "send") {
+      if (needsSpot() && !call.spot) spotPrompt();
+      return;
+    }
+    if (!mayPickNone(ps[0])) { prompt("choose_player_first"); return; }
+    call.picks[0] = null; // a tap on the field before any player: sent without one
+  }
+  if (ps.length > 1 && call.picks[1] === undefined) { drawBuilder(); return; }
+  if (needsSpot() && !call.spot && !(trigger === "send" && call.def.spot !== "required")) { spotPrompt(); return; }
+  const text = textParam();
+  if (text) {
+    if (trigger !== "send") return;
+    const reason = (Q.$("b-text").value || "").trim();
+    if (!reason) { prompt("abandon_reason_needed"); return; }
+    call.text = reason;
+  }
+  const waits = ps.length || needsSpot() || text;
+  if ((trigger === "start" || trigger === "team" || trigger === "option") && waits) return;
+  send();
+}
+
+function send() {
+  const call = live.call, def = call.def;
+  const body = { type: def.type };
+  if (def.param) body[def.param] = def.variant;
+  def.params.forEach((p) => {
+    if (p.name === "team" && p.kind === "team") body.team = call.team;
+    else if (p.kind === "player") {
+      const v = call.picks[picks().indexOf(p)];
+      if (v !== undefined && (v !== null || p.required)) body[p.name] = v;
+    } else if (p.kind === "spot") {
+      if (call.spot) body.spot = call.spot;
+    } else if (p.kind === "text") body[p.name] = call.text;
+    else if (options().indexOf(p) >= 0) {
+      const v = call.options[p.name];
+      if (p.kind === "bool") body[p.name] = !!v;
+      else if (v !== undefined && v !== null && v !== "") body[p.name] = v;
+    }
+  });
+  cancel();
+  hooks.submit(body);
+}
+
+function chooseTeam(t) {
+  const call = live.call;
+  if (verdict(live.view, call.action, t).ok === false) return;
+  call.team = t;
+  call.picks = [];
+  drawBuilder();
+  tryComplete("team");
+}
+
+function choosePlayer(n, st) {
+  const call = live.call;
+  call.digits = "";
+  call.picks[st - 1] = n;
+  if (st === 1) call.picks.length = 1;
+  drawBuilder();
+  drawField(live.view);
+  tryComplete("player");
+}
+
+Q.$("b-cancel").addEventListener("click", cancel);
+Q.$("builder").addEventListener("click", (ev) => {
+  const b = ev.target.closest("button");
+  const call = live.call;
+  if (!b || !call) return;
+  if (b.hasAttribute("data-team")) {
+    chooseTeam(b.getAttribute("data-team"));
+  } else if (b.hasAttribute("data-player")) {
+    const v = b.getAttribute("data-player");
+    choosePlayer(v === "none" ? null : Number(v), Number(b.getAttribute("data-stage")));
+  } else if (b.hasAttribute("data-choice")) {
+    const name = b.getAttribute("data-choice"), v = b.getAttribute("data-value");
+    const p = options().find((x) => x.name === name);
+    call.options[name] = p.kind === "bool" ? !call.options[name] : v === "" ? null : v;
+    drawBuilder();
+    tryComplete("option");
+  } else if (b.hasAttribute("data-send")) {
+    tryComplete("send");
+  }
+});
+
+/* A tap on the field: metres in the field's own coordinates (the SVG's viewBox is in metres). A drag
+ * scrolls the page (the browser cancels the pointer) and is not a tap. */
+const svg = document.querySelector("#field-wrap svg");
+let down = null;
+if (svg) {
+  svg.addEventListener("pointerdown", (ev) => { down = { x: ev.clientX, y: ev.clientY }; });
+  svg.addEventListener("pointercancel", () => { down = null; });
+  svg.addEventListener("pointerup", (ev) => {
+    const startAt = down;
+    down = null;
+    if (!live.call || !needsSpot()) return;
+    if (startAt && Math.abs(ev.clientX - startAt.x) + Math.abs(ev.clientY - startAt.y) > 16) return;
+    const pt = svg.createSVGPoint();
+    pt.x = ev.clientX;
+    pt.y = ev.clientY;
+    const m = pt.matrixTransform(svg.getScreenCTM().inverse());
+    live.call.spot = { x: Math.round(m.x * 10) / 10, y: Math.round(m.y * 10) / 10 };
+    drawField(live.view);
+    tryComplete("spot");
+  });
+}
+
+/* Setting the clock: typed as minutes:seconds. */
+function setClock() {
+  const input = Q.$("clock-input");
+  const m = (input.value || "").trim().match(/^(\d{1,3})(?:[:.\s]?(\d{2}))?$/);
+  if (!m) { notice({ kind: "hint", msg: T.clock_set_invalid }); input.focus(); return; }
+  const ms = (Number(m[1]) * 60 + Number(m[2] || 0)) * 1000;
+  const length = live.view.clock.length_ms;
+  if (ms > length) {
+    // Shown here, never shortened silently: the official sees what was typed and the half's length.
+    notice({ kind: "hint", msg: Q.fmt(T.clock_set_too_long, { typed: Q.mmss(ms), length: Q.mmss(length) }) });
+    input.focus();
+    return;
+  }
+  hooks.submit({ type: "clock", action: "set", elapsed_ms: ms });
+  input.value = "";
+  input.blur();
+}
+
+/* ---- keys while a call is being built ----------------------------------------------------------- */
+export function key(ev) {
+  const call = live.call, k = ev.key;
+  if (k === "Escape") { cancel(); return; }
+  if ((k === "h" || k === "a") && teamParam()) { chooseTeam(k === "h" ? "home" : "away"); return; }
+  if (/^\d$/.test(k)) { call.digits += k; drawBuilder(); return; }
+  if (k === "Backspace") { call.digits = call.digits.slice(0, -1); drawBuilder(); return; }
+  if (k !== "Enter") return;
+  ev.preventDefault();
+  const ps = picks();
+  const st = stage();
+  const p = ps[st - 1];
+  if (!call.digits) {
+    if (p && call.picks[st - 1] === undefined && mayPickNone(p)) choosePlayer(null, st);
+    else tryComplete("send");
+    return;
+  }
+  const n = Number(call.digits);
+  call.digits = "";
+  if (p && candidates(p, pickTeam(p)).indexOf(n) >= 0 && blocked(p).players.indexOf(n) < 0) choosePlayer(n, st);
+  else drawBuilder();
+}

@@ -1,0 +1,197 @@
+/* Drawing the console from the state it shows (the server's, or the forecast while calls wait):
+ * the bar, the status line, the field's marks, the buttons (greyed from `legal`), the shootout
+ * sheet and the rosters. Only what changed is touched (Q.setText / Q.setHtml compare first). */
+import { D, Q, T, TEAMS, V, allowed, live, other, teamName } from "./page.js";
+import * as queue from "./queue.js";
+import { verdict } from "./legal.js";
+import { drawBuilder, needsSpot } from "./builder.js";
+import { drawUndo } from "./log.js";
+
+const svg = document.querySelector("#field-wrap svg");
+const overlay = svg ? svg.querySelector(".overlay") : null;
+const SVGNS = "http://www.w3.org/2000/svg";
+if (svg) svg.querySelectorAll(".end-tint").forEach((n) => n.remove()); // the ends are drawn live below
+
+export function draw() {
+  const s = live.view;
+  document.body.classList.toggle("predicted", !!s.ruling && !queue.isOnline());
+  TEAMS.forEach((t) => {
+    Q.setText(t + "-score", s.score[t]);
+    Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
+  });
+  Q.setText("phase", V.phase[s.phase]);
+  Q.show("report-link", s.phase === "finished" || s.phase === "abandoned");
+  Q.setText("restart", Q.restartText(s));
+  Q.setText("possession", s.possession && !Q.timeUp(s) ? Q.fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
+  Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+  drawEnds(s);
+  drawField(s);
+  drawButtons(s);
+  drawShootout(s);
+  drawRosters(s);
+  drawUndo();
+  netStatus();
+  if (live.call) drawBuilder();
+  tick();
+}
+
+let wasUp = false;
+export function tick() {
+  const s = live.view;
+  Q.setText("clock", Q.clockText(s));
+  const up = Q.isHalf(s) && Q.timeUp(s);
+  Q.$("clock").classList.toggle("up", up);
+  Q.$("clock").classList.toggle("paused", Q.isHalf(s) && !s.clock.running && !up);
+  if (up !== wasUp) {
+    wasUp = up;
+    if (up && Q.rejoin) Q.rejoin(); // time is up: the server's state now has no restart (10.2)
+    draw();
+  }
+  const left = Q.returnLeft(s);
+  Q.show("return", left > 0);
+  if (left > 0) Q.setText("return", T.return_countdown + " 0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
+}
+
+export function netStatus() {
+  const n = queue.load().length;
+  const net = Q.$("net");
+  let text, cls;
+  if (!queue.isOnline()) {
+    text = n ? Q.fmt(T.offline_queued, { n: n }) : T.offline;
+    cls = "offline";
+  } else if (n) {
+    text = Q.fmt(T.sending, { n: n });
+    cls = "sending";
+  } else if (Q.socket && !Q.socket.connected) {
+    text = T.reconnecting;
+    cls = "sending";
+  } else {
+    text = T.online;
+    cls = "online";
+  }
+  Q.setText(net, text);
+  net.className = "net " + cls;
+}
+
+function drawEnds(s) {
+  if (!s.ends) { Q.setHtml("ends", ""); return; }
+  const left = s.ends.home === "x0" ? "home" : "away";
+  Q.setHtml("ends", '<span class="end left" style="--c:' + D.colors[left] + '">◀ ' + Q.esc(teamName(left)) + "</span>" +
+    '<span class="end right" style="--c:' + D.colors[other(left)] + '">' + Q.esc(teamName(other(left))) + " ▶</span>");
+}
+
+function svgEl(name, attrs, text) {
+  const n = document.createElementNS(SVGNS, name);
+  Object.keys(attrs).forEach((k) => n.setAttribute(k, attrs[k]));
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+export function drawField(s) {
+  if (!overlay) return;
+  while (overlay.firstChild) overlay.removeChild(overlay.firstChild);
+  const L = s.field.length, W = s.field.width;
+  if (s.ends) {
+    TEAMS.forEach((t) => {
+      overlay.appendChild(svgEl("rect", { x: s.ends[t] === "x0" ? -0.9 : L + 0.1, y: 0, width: 0.8, height: W, fill: D.colors[t] }));
+    });
+  }
+  const r = Q.timeUp(s) ? null : s.restart;
+  if (r) {
+    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 1.4, fill: "none", stroke: "#fff", "stroke-width": 0.25, class: "pulse" }));
+    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 0.8, fill: D.colors[r.team], stroke: "#fff", "stroke-width": 0.2, class: "restart-spot" }));
+    const tx = Math.min(Math.max(r.spot.x, 4), L - 4);
+    const ty = r.spot.y > W - 3 ? r.spot.y - 1.6 : r.spot.y + 2.4;
+    overlay.appendChild(svgEl("text", { x: tx, y: ty, "text-anchor": "middle", "font-size": 1.5, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "restart-label" }, V.restart[r.type] + " · " + teamName(r.team)));
+  }
+  const call = live.call;
+  if (call && call.spot) {
+    overlay.appendChild(svgEl("circle", { cx: call.spot.x, cy: call.spot.y, r: 0.6, fill: "#ffeb3b", stroke: "#000", "stroke-width": 0.1 }));
+  }
+  svg.classList.toggle("awaiting", !!(call && needsSpot()));
+}
+
+/* Greyed (aria-disabled, still pressable) when `legal` refuses the call for both teams: a press shows
+ * the engine's reason. */
+function drawButtons(s) {
+  document.querySelectorAll("[data-action]").forEach((b) => {
+    const a = b.getAttribute("data-action");
+    const v = verdict(s, a, null);
+    b.setAttribute("aria-disabled", v.ok === false ? "true" : "false");
+    b.classList.toggle("greyed", v.ok === false);
+    b.classList.toggle("chosen", !!(live.call && live.call.action === a));
+  });
+  const pr = document.querySelector('#controls [data-action="pause"]');
+  const re = document.querySelector('#controls [data-action="resume"]');
+  if (pr && re) { pr.hidden = !s.clock.running; re.hidden = !pr.hidden; }
+}
+
+function drawShootout(s) {
+  const show = s.phase === "shootout" || !!s.shootout;
+  Q.show("shootout-panel", show);
+  Q.$("actions").classList.toggle("dimmed", show);
+  if (!show) return;
+  const start = allowed.has("shootout_start") && !s.shootout && verdict(s, "shootout_start", null).ok !== false && !s.ruling;
+  Q.show("so-start", start);
+  Q.show("so-live", !!s.shootout);
+  if (start) fillTakers(s);
+  if (s.shootout) {
+    Q.setHtml("so-board", Q.shootoutHtml(s));
+    const next = s.ruling ? T.next_kick_ruled : s.shootout.next ? Q.nextKickText(s) : T.shootout_decided + (s.winner ? " · " + Q.fmt(T.winner, { team: teamName(s.winner) }) : "");
+    Q.setText("so-next", next);
+    Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
+    Q.show("so-kick", !!s.shootout.next && !s.ruling); // the next kick's team is the server's to say
+    const kick = s.shootout.next && allowed.has("shootout_kick") && verdict(s, "shootout_kick", s.shootout.next.team).ok !== false;
+    document.querySelectorAll("[data-kick]").forEach((b) => { b.disabled = !kick; });
+  }
+}
+
+let soFirst = null;
+function fillTakers(s) {
+  document.querySelectorAll("#so-start select").forEach((sel) => {
+    if (sel.options.length) return;
+    const t = sel.getAttribute("data-team"), slot = Number(sel.getAttribute("data-slot"));
+    const ts = s.teams[t];
+    const eligible = ts.on_field.concat(ts.bench.filter((n) => ts.on_field.indexOf(n) < 0));
+    eligible.forEach((n) => sel.add(new Option(Q.player(t, n), n)));
+    if (eligible[slot] !== undefined) sel.value = eligible[slot];
+  });
+  document.querySelectorAll("[data-first]").forEach((b) => b.classList.toggle("chosen", b.getAttribute("data-first") === soFirst));
+}
+export function shootoutFirst(t) { soFirst = t; fillTakers(live.view); }
+export function shootoutStartBody() {
+  if (!soFirst) return null;
+  const takers = { home: [], away: [] };
+  document.querySelectorAll("#so-start select").forEach((sel) => takers[sel.getAttribute("data-team")].push(Number(sel.value)));
+  return { type: "shootout_start", first: soFirst, takers: takers };
+}
+
+function drawRosters(s) {
+  TEAMS.forEach((t) => {
+    const ts = s.teams[t];
+    const chips = (list, cls) => list.map((n) => {
+      let c = cls;
+      if (ts.yellow.indexOf(n) >= 0) c += " yc";
+      if (ts.sent_off.indexOf(n) >= 0) c += " rc";
+      if ((ts.injured || []).indexOf(n) >= 0) c += " inj";
+      return '<span class="pl' + c + '">#' + n + " " + Q.esc(Q.playerName(t, n)) + "</span>";
+    }).join("");
+    const ma = ts.multi_attack || {};
+    let maText = "";
+    if (ma.team !== null && ma.team !== undefined) maText = T.multi_attack + " " + ma.team;
+    Object.keys(ma.players || {}).forEach((n) => { maText += " #" + n + ":" + ma.players[n]; });
+    const flags = [];
+    if (ts.may_substitute !== null && ts.may_substitute !== undefined) flags.push(ts.may_substitute ? T.may_substitute : T.may_not_substitute);
+    if (ts.replacements_due && !s.ruling) flags.push(T.replacement_due + " ×" + ts.replacements_due);
+    if (ts.short) flags.push(Q.fmt(T.short, { n: ts.short }));
+    const html = "<h3>" + Q.esc(teamName(t)) + (s.possession === t ? ' <span class="ball">●</span>' : "") +
+      ' <small class="' + (ts.may_substitute ? "yes" : "no") + '">' + Q.esc(flags.join(" · ")) + "</small>" +
+      (maText ? ' <small class="ma">' + Q.esc(maText) + "</small>" : "") + "</h3>" +
+      '<div class="r-line"><span class="r-label">' + Q.esc(T.on_field) + "</span>" + chips(ts.on_field, "") + "</div>" +
+      '<div class="r-line"><span class="r-label">' + Q.esc(T.bench) + "</span>" + chips(ts.bench, " bench") + "</div>" +
+      (ts.sent_off.length ? '<div class="r-line"><span class="r-label">' + Q.esc(T.sent_off) + "</span>" + chips(ts.sent_off, " off") + "</div>" : "");
+    Q.setHtml("roster-" + t, html);
+  });
+}
+
+

@@ -1,0 +1,71 @@
+/* Reading the engine's `legal` object (docs/api-extras.md, qalisball/rules/legal.py): which calls the
+ * rules allow now, and the engine's own reason for those they do not, in the page's language.
+ *
+ * The console decides nothing here: a call is greyed exactly when the state's `legal` refuses it.
+ * While calls wait in the queue the forecast has no `legal` (forecast.js): every call is offered and
+ * the server rules on it when it is sent.
+ */
+import { D, Q, V, teamName } from "./page.js";
+
+// The params of a refusal that name a team, an event type, or an N_ phrase (as api.localised_refusal).
+const TEAM_PARAMS = new Set(["team", "restarting", "winner", "due"]);
+const EVENT_PARAMS = new Set(["event", "event_type", "type"]);
+const PHRASE_PARAMS = new Set(["phase", "what", "restart"]);
+const RT = D.rule_templates || {};
+
+/* The engine's verdict on `call` for `team` (null: for either team):
+ * {ok: true}, {ok: false, reason}, or {ok: null} when no verdict is known (to be ruled). */
+export function verdict(state, call, team) {
+  const legal = state && state.legal;
+  if (!legal || !legal.calls || !(call in legal.calls)) return { ok: null };
+  const v = plain(legal, call, team);
+  // A replacement for nobody (after a red card or an injury) is a substitution too.
+  if (v.ok === false && call === "substitution" && "bring_on" in legal.calls && plain(legal, "bring_on", team).ok) return { ok: true };
+  return v;
+}
+
+function plain(legal, call, team) {
+  let v = legal.calls[call];
+  if (v !== null && typeof v === "object") {
+    if (team) v = v[team];
+    else v = v.home === true || v.away === true ? true : v.home;
+  }
+  if (v === true) return { ok: true };
+  return { ok: false, reason: legal.reasons[v] || null };
+}
+
+export function usable(state, call, team) { return verdict(state, call, team).ok !== false; }
+
+/* The only teams `legal` allows for `call`, when it allows exactly one (the builder preselects it). */
+export function onlyTeam(state, call) {
+  const ok = ["home", "away"].filter((t) => verdict(state, call, t).ok === true);
+  return ok.length === 1 ? ok[0] : null;
+}
+
+/* Players who came on at this stoppage (they may not take its restart, 11.2). */
+export function cameOn(state, team) {
+  return (state.legal && state.legal.came_on && state.legal.came_on[team]) || [];
+}
+
+/* Whether the pending restart needs a named taker (a penalty, 10.8); unknown: the server rules. */
+export function takerRequired(state) { return !!(state.legal && state.legal.taker_required); }
+
+/* A reason of `legal` (or a refusal's template and params) in the page's language. */
+export function reasonText(r) {
+  if (!r) return "";
+  if (!r.template) return r.message || "";
+  const params = {};
+  Object.keys(r.params || {}).forEach((k) => {
+    let v = r.params[k];
+    if (TEAM_PARAMS.has(k) && (v === "home" || v === "away")) v = teamName(v);
+    else if (EVENT_PARAMS.has(k) && typeof v === "string" && V.event[v]) v = V.event[v];
+    else if (PHRASE_PARAMS.has(k) && typeof v === "string" && v) v = RT[v] || v;
+    params[k] = v;
+  });
+  return Q.fmt(RT[r.template] || r.template, params);
+}
+
+/* The rule's title in the page's language ("11.1" → "Substitutions: the basic principle"). */
+export function ruleTitle(rule) {
+  return rule ? D.rules[rule] || D.rules[String(rule).split(".")[0]] || "" : "";
+}

@@ -1,0 +1,33 @@
+/* The console page: its data (rendered by the server into #page-data, read once by common.js), the
+ * live values the modules share, and the hooks main.js wires between them.
+ *
+ * common.js (a classic script, shared with the scoreboard and the phone page) has already run and
+ * set window.Q: the clock that follows the server's, the words, the Socket.IO connection.
+ */
+export const Q = window.Q;
+export const D = Q.data;
+export const T = Q.T;
+export const V = Q.V;
+export const TEAMS = ["home", "away"];
+export const role = D.role;
+export const token = D.token;
+export const matchId = D.match;
+
+/* The calls this role may make (the event catalogue via pages.console_calls), by name. */
+export const CALLS = {};
+D.calls.forEach((c) => { CALLS[c.call] = c; });
+export const allowed = new Set(D.allowed);
+
+export const live = {
+  server: D.state, // the last state the server sent
+  view: D.state, // what the page shows: the server's state, or the forecast while calls wait
+  log: D.log.slice(),
+  call: null, // the call being built (builder.js)
+};
+
+/* Set by main.js: submit(body) queues a call; redraw() draws the view again. */
+export const hooks = { submit: null, redraw: null };
+
+export function other(t) { return t === "home" ? "away" : "home"; }
+export function teamName(t) { return t ? D.names[t] : ""; }
+export function isHalf(s) { return Q.isHalf(s); }

@@ -1,0 +1,108 @@
+/* The offline queue: every call gets an idempotency key (`id`) when it is made and waits in
+ * localStorage; the calls are sent in order, one at a time; a call whose answer never came is sent
+ * again with the same key, and the server stores it once (API.md "Idempotency").
+ */
+import { matchId, role, token } from "./page.js";
+
+const KEY = "qalisball.queue." + matchId;
+let inflight = null; // {id, seq: the server's seq when it was sent}
+let pumping = false;
+let online = navigator.onLine !== false;
+let afterOutage = false; // a call went unanswered: others may have logged meanwhile
+let hooks = { answered() {}, changed() {}, serverSeq: () => 0 };
+
+export function load() {
+  try { return JSON.parse(localStorage.getItem(KEY)) || []; } catch (e) { return []; }
+}
+function save(q) { localStorage.setItem(KEY, JSON.stringify(q)); }
+
+function newId() {
+  const b = new Uint8Array(9);
+  crypto.getRandomValues(b); // crypto.randomUUID needs https; tablets on the field's LAN use http
+  return role + "-" + Date.now().toString(36) + "-" + Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("");
+}
+
+export function isOnline() { return online; }
+export function isInflight(id) { return !!inflight && inflight.id === id; }
+
+/* The waiting calls the server's state does not have yet (the one being sent is in a newer state). */
+export function pending(serverSeq) {
+  return load().filter((b) => !(inflight && inflight.id === b.id && serverSeq > inflight.seq));
+}
+
+export function add(body) {
+  body.id = newId();
+  const q = load();
+  q.push(body);
+  save(q);
+  hooks.changed();
+  pump();
+}
+
+/* The last call still waiting (not the one being sent): it can be taken back unsent. */
+export function cancellable() {
+  const q = load();
+  const last = q[q.length - 1];
+  return last && !isInflight(last.id) ? last : null;
+}
+export function takeBack(id) {
+  if (isInflight(id)) return;
+  save(load().filter((b) => b.id !== id));
+  hooks.changed();
+}
+
+export function api(method, path, body) {
+  return fetch("/api/matches/" + encodeURIComponent(matchId) + path, {
+    method: method,
+    headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+    body: body ? JSON.stringify(body) : undefined,
+    cache: "no-store",
+  });
+}
+
+/* Send the first waiting call, then the next: one at a time, in order, each exactly once. */
+export function pump() {
+  if (pumping) return;
+  const q = load();
+  if (!q.length) { hooks.changed(); return; }
+  pumping = true;
+  const body = q[0];
+  inflight = { id: body.id, seq: hooks.serverSeq() };
+  hooks.changed();
+  api("POST", "/events", body)
+    .then((r) => {
+      if (r.status >= 500) throw new Error("server " + r.status);
+      return r.json().catch(() => ({})).then((data) => ({ status: r.status, data: data }));
+    })
+    .then((res) => {
+      online = true;
+      pumping = false;
+      inflight = null;
+      save(load().filter((b) => b.id !== body.id));
+      const wasOutage = afterOutage;
+      if (!load().length) afterOutage = false;
+      try {
+        hooks.answered(body, res, wasOutage, !load().length && wasOutage);
+      } catch (err) {
+        if (window.console) console.error(err);
+      }
+      pump();
+    }, () => {
+      // No answer: the call may or may not have arrived. It stays first in the queue and goes again
+      // with the same key; the server stores it once.
+      pumping = false;
+      inflight = null;
+      online = false;
+      afterOutage = true;
+      hooks.changed();
+    });
+}
+
+/* hooks: answered(body, {status, data}, sentAfterOutage, outageOver), changed(), serverSeq(). */
+export function start(h) {
+  hooks = h;
+  setInterval(() => { if (load().length) pump(); }, 2000);
+  window.addEventListener("online", () => { online = true; pump(); });
+  window.addEventListener("offline", () => { online = false; hooks.changed(); });
+  pump();
+}
