@@ -7,6 +7,7 @@ being up (the ball is then dead with no restart, 3.1, 10.2), and the 30-second r
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from .common import TEAMS, Team
@@ -37,6 +38,10 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
         "teams": {t: _team(s, t, now, possession) for t in TEAMS},
         "shootout": s.shootout.to_dict() if s.shootout is not None else None,
         "winner": s.winner,
+        # API.md "Match day": the score sheet (M6).
+        "locked": s.locked,
+        "confirmed": list(s.confirmed),
+        "signatures": [{"as": sig.as_, "name": sig.name, "at": _iso(sig.at_ms)} for sig in s.signatures],
         # Extras (docs/api-extras.md): what screens need beyond API.md's fields.
         "server_time_ms": now,
         "time_up": up,
@@ -55,6 +60,10 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
             "side_lines": s.setup.field.side_lines,
         },
     }
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
 
 
 def _clock(s: MatchState, now: int) -> dict[str, Any]:
@@ -102,6 +111,12 @@ def _team(s: MatchState, team: Team, now: int, possession: Team | None) -> dict[
         # Extras: injured players off the field, replacements owed after a red card (11.2),
         # players short of the team size.
         "injured": list(ts.injured),
+        # The match day (SPEC §9): fouls per player (M8), second yellows shown as send-offs, the
+        # roster as it is now (M2: late players, renames, renumbers: current number → first number).
+        "fouls": {str(n): c for n, c in ts.fouls.items()},
+        "second_yellow": list(ts.second_yellow),
+        "players": {str(n): p.name for n, p in ts.roster.items()},
+        "renumbered": {str(n): first for n, first in ts.first_numbers.items() if n != first},
         "replacements_due": ts.replacements_due,
         "short": max(0, s.setup.starters - len(ts.on_field)),
     }
