@@ -326,5 +326,9 @@ def test_d8_restart_with_the_clock_running(server: Server) -> None:
     assert after["clock"]["running"] is True
     # The half's clock went on while the server was down, by exactly the server time that passed.
     assert after["clock"]["elapsed_ms"] - before["clock"]["elapsed_ms"] == after["server_time_ms"] - before["server_time_ms"]
-    assert after["restart"] == {"type": "kickoff", "team": "away", "spot": {"x": 20.0, "y": 12.5}}
+    assert {k: after["restart"][k] for k in ("type", "team", "spot")} == {
+        "type": "kickoff",
+        "team": "away",
+        "spot": {"x": 20.0, "y": 12.5},
+    }
     session.close()

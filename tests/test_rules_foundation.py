@@ -47,7 +47,7 @@ def test_5_2_first_half_starts_with_a_kickoff_by_the_toss_winner(match: EngineMa
     s = match.kickoff("away", "x0")
     assert s["phase"] == "first_half" and s["period"] == 1
     assert s["ball"] == "dead" and s["possession"] == "away" and s["attacking"] is True
-    assert s["restart"] == {"type": "kickoff", "team": "away", "spot": CENTRE}
+    assert {k: s["restart"][k] for k in ("type", "team", "spot")} == {"type": "kickoff", "team": "away", "spot": CENTRE}
     assert s["clock"] == {"running": True, "elapsed_ms": 0, "length_ms": 1_800_000}
 
 
@@ -71,7 +71,11 @@ def test_5_3_after_a_goal_the_conceding_team_kicks_off(match: EngineMatch) -> No
     match.take()
     s = match.post(Goal("home", player=3))
     assert s["score"] == {"home": 1, "away": 0}
-    assert s["ball"] == "dead" and s["restart"] == {"type": "kickoff", "team": "away", "spot": CENTRE}
+    assert s["ball"] == "dead" and {k: s["restart"][k] for k in ("type", "team", "spot")} == {
+        "type": "kickoff",
+        "team": "away",
+        "spot": CENTRE,
+    }
     assert s["possession"] == "away"
 
 

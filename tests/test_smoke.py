@@ -8,7 +8,11 @@ def test_1_3_simple_match_through_the_api(match: MatchDriver) -> None:
     assert s["ball"] == "live"
     s = match.post({"type": "goal", "team": "home", "player": 1})["state"]
     assert s["score"] == {"home": 1, "away": 0}
-    assert s["restart"] == {"type": "kickoff", "team": "away", "spot": {"x": 20.0, "y": 12.5}}
+    assert {k: s["restart"][k] for k in ("type", "team", "spot")} == {
+        "type": "kickoff",
+        "team": "away",
+        "spot": {"x": 20.0, "y": 12.5},
+    }
     s = match.run_out_half()
     assert s["phase"] == "halftime"
     s = match.post({"type": "period_start"})["state"]

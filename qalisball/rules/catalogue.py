@@ -365,6 +365,12 @@ def on_timeline(event_type: str, fields: dict[str, Any]) -> bool:
     return entry.timeline or (entry.timeline_if is not None and fields.get(entry.timeline_if) is not None)
 
 
+def violation_label(kind: str) -> str:
+    """A violation kind's label ("Ball out: side line"), an ``N_`` message id."""
+    chosen = BY_TYPE["violation"].variant(kind)
+    return chosen.label if chosen is not None else kind
+
+
 def violation_words(kind: str) -> str:
     """How a refusal names a violation kind ("a ball out side violation")."""
     chosen = BY_TYPE["violation"].variant(kind)

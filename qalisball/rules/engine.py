@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from . import field as geo
 from . import shootout as so
-from .catalogue import violation_words
+from .catalogue import violation_label, violation_words
 from .common import TEAMS, Side, Team, other_team
 from .corrections import Row, check_correction, effective_log
 from .errors import N_, InvalidEvent, RuleViolation
@@ -50,7 +50,7 @@ from .events import (
     Void,
     from_fields,
 )
-from .state import HALVES, MatchSetup, MatchState, Player, Restart, RestartType, Signature, Stoppage, initial_state
+from .state import HALVES, MatchSetup, MatchState, Player, Restart, RestartType, Signature, Stoppage, Why, initial_state
 
 # The rule that governs taking each restart type: cited when the wrong team or player takes it.
 RESTART_RULE: dict[RestartType, str] = {
@@ -428,6 +428,7 @@ def _period_start(ev: PeriodStart, s: MatchState, now: int) -> None:
     s.halftime_started_at = None
     _stop(s, "free")  # before the kickoff both teams may substitute (11.2)
     _give_restart(s, "kickoff", kicker, geo.centre_spot(s.setup.field))
+    _explain(s, "5.1" if s.period == 1 else "5.3", N_("the half begins: {team} kicks off"), team=kicker)
 
 
 @_handle.register
@@ -551,6 +552,7 @@ def _goal(ev: Goal, s: MatchState, now: int) -> None:
     _stop(s, "free")  # after a goal both teams may substitute (11.2)
     # The team that conceded kicks off (5.3).
     _give_restart(s, "kickoff", other_team(ev.team), geo.centre_spot(s.setup.field))
+    _explain(s, "5.3", N_("goal by {team}: the other team kicks off"), team=ev.team)
 
 
 # --------------------------------------------------------------------------------------------
@@ -594,6 +596,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
             outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, area, geo.side_of(f, spot)), area)
         _stop(s)
         _give(s, outcome)  # never forgiven by multiple attack opportunities (D7)
+        _explain_call(s, "8.5" if outcome.type == "penalty" else "D1", ev.kind, ev.team, ev.player)
         return
     if ev.kind in ("ball_out_end", "ball_in_area") and s.possession == ev.team and outcome.end == s.defended_end(winner):
         # 13.1 note, 4: the ball over the opponents' end line or into their area shows the team
@@ -602,6 +605,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
     if not _forgive(s, ev.team, ev.player, spot):
         _stop(s)
         _give(s, outcome)
+        _explain_call(s, _variant_rule(ev.kind), ev.kind, ev.team, ev.player)
 
 
 def _restart_violation(ev: Violation, s: MatchState) -> None:
@@ -621,6 +625,7 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
     if not pending:
         _stop(s)
     _give(s, _restart_for_opponents(s, r, ev.side))
+    _explain_call(s, "D2" if r.type == "penalty" else "8.7", "restart", ev.team, ev.player)
 
 
 def _restart_for_opponents(s: MatchState, r: Restart, side: Side) -> Restart:
@@ -652,6 +657,7 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
             # A foul by the team taking the restart (10.4, 10.5 special cases; D12).
             if red or not _forgive(s, ev.team, ev.player, None, retake=r):
                 _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
+                _explain_foul(s, RESTART_RULE[r.type] if r.type in ("end_line", "side_line") else "D12", ev.team, ev.player)
         # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
     elif ev.card is None:
         raise RuleViolation("9.1", N_("no play to restart now: a foul at this time can only be punished with a card"))
@@ -689,6 +695,8 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
         return
     _stop(s)
     _give(s, outcome)
+    rule = {"side_line": "10.5", "end_line": "10.4"}.get(outcome.type, "10.7" if by_attackers or ev.on_official else "10.6")
+    _explain_foul(s, rule, ev.team, ev.player)
 
 
 @_handle.register
@@ -787,6 +795,7 @@ def _injury(ev: Injury, s: MatchState, now: int) -> None:
         _stop(s, "injury")
         # A free kick for the team that had the ball, where it was last touched (11.3, 10.6).
         _give(s, _free_kick(s, holder, spot))
+        _explain(s, "11.3", N_("injury stoppage: {team} keeps the ball"), team=holder)
     # The injured player always leaves the field (11.3).
     ts.on_field.remove(ev.player)
     ts.injured.append(ev.player)
@@ -989,7 +998,8 @@ def _side_or_low(s: MatchState, spot: tuple[float, float] | None) -> Side:
 def _free_kick(s: MatchState, team: Team, origin: geo.Point) -> Restart:
     """A free kick for ``team``, moved out by the 3 m rule from the other team's area (10.8)."""
     spot = geo.free_kick_spot(s.setup.field, origin, s.defended_end(other_team(team)))
-    return Restart("free_kick", team, spot)
+    moved = spot != geo.clamp_to_field(s.setup.field, origin)
+    return Restart("free_kick", team, spot, origin=geo.clamp_to_field(s.setup.field, origin) if moved else None)
 
 
 def _stop(s: MatchState, kind: Any = "normal") -> None:
@@ -1002,6 +1012,35 @@ def _stop(s: MatchState, kind: Any = "normal") -> None:
 
 def _give(s: MatchState, restart: Restart) -> None:
     _give_restart(s, restart.type, restart.team, restart.spot, restart.end)
+    if restart.origin is not None and s.restart is not None:
+        s.restart = dataclasses.replace(s.restart, origin=restart.origin)
+
+
+def _explain(s: MatchState, rule: str, template: str, **params: object) -> None:
+    """Say why the pending restart was given (spectators see it in their language, issue 13)."""
+    if s.restart is not None:
+        s.restart = dataclasses.replace(s.restart, why=Why(rule, template, tuple(params.items())))
+
+
+def _explain_call(s: MatchState, rule: str, kind: str, team: Team, player: int | None) -> None:
+    what = violation_label(kind)
+    if player is None:
+        _explain(s, rule, N_("{what} by {team}"), what=what, team=team)
+    else:
+        _explain(s, rule, N_("{what} by {team} #{player}"), what=what, team=team, player=player)
+
+
+def _explain_foul(s: MatchState, rule: str, team: Team, player: int | None) -> None:
+    if player is None:
+        _explain(s, rule, N_("foul by {team}"), team=team)
+    else:
+        _explain(s, rule, N_("foul by {team} #{player}"), team=team, player=player)
+
+
+def _variant_rule(kind: str) -> str:
+    return {"ball_out_side": "8.2", "ball_out_end": "8.2", "ball_grounded": "8.3", "ball_in_area": "8.4", "caught": "8.6"}.get(
+        kind, "8.1"
+    )
 
 
 def _give_restart(s: MatchState, kind: RestartType, team: Team, spot: geo.Point, end: Any = None) -> None:
@@ -1051,6 +1090,7 @@ def _forgive(s: MatchState, team: Team, player: int | None, spot: geo.Point | No
     if s.ball == "live":
         _stop(s)
     s.restart, s.attacking = retake, True
+    _explain(s, "13.1", N_("{team}'s error is forgiven (one attack chance used): the attack starts again"), team=team)
     return True
 
 

@@ -123,11 +123,26 @@ class Clock:
 
 
 @dataclass(frozen=True)
+class Why:
+    """Why a restart was given, in the engine's words: a rule and an ``N_`` template with its params."""
+
+    rule: str
+    template: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def message(self) -> str:
+        return self.template.format(**dict(self.params))
+
+
+@dataclass(frozen=True)
 class Restart:
     type: RestartType
     team: Team
     spot: Point
     end: End | None = None  # the end of an end-line ball or penalty
+    why: Why | None = None  # the call that gave it (shown to spectators, issue 13)
+    origin: Point | None = None  # where the call was made, when the 3 m rule moved the kick (10.8)
 
 
 @dataclass(frozen=True)

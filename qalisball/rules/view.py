@@ -13,7 +13,7 @@ from typing import Any
 from .common import TEAMS, Team
 from .engine import may_substitute, time_up
 from .legal import legal_calls
-from .state import HALVES, MatchState
+from .state import HALVES, MatchState, Restart
 
 RETURN_AFTER_GOAL_MS = 30_000  # 7.2: both teams return to their halves within 30 s
 
@@ -33,7 +33,7 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
         "ball": ball,
         "possession": possession,
         "attacking": bool(possession is not None and s.attacking),
-        "restart": None if restart is None else {"type": restart.type, "team": restart.team, "spot": restart.spot.as_dict()},
+        "restart": None if restart is None else _restart(restart),
         "ends": s.ends(),
         "teams": {t: _team(s, t, now, possession) for t in TEAMS},
         "shootout": s.shootout.to_dict() if s.shootout is not None else None,
@@ -59,6 +59,21 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int) -> dict[str, 
             "width": s.setup.field.width,
             "side_lines": s.setup.field.side_lines,
         },
+    }
+
+
+def _restart(r: Restart) -> dict[str, Any]:
+    """API.md's restart, plus why it was given and where the call was made when the 3 m rule moved it."""
+    why = None
+    if r.why is not None:
+        params = {k: v for k, v in r.why.params}
+        why = {"rule": r.why.rule, "message": r.why.message, "template": r.why.template, "params": params}
+    return {
+        "type": r.type,
+        "team": r.team,
+        "spot": r.spot.as_dict(),
+        "why": why,
+        "origin": None if r.origin is None else r.origin.as_dict(),
     }
 
 
