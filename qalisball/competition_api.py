@@ -17,6 +17,7 @@ from flask_socketio import SocketIO, emit, join_room, leave_room
 from marshmallow import Schema, ValidationError
 
 from . import competition_schemas as cs
+from . import i18n
 from .api import ApiError
 from .competitions import Competition, CompetitionService, Conflict, Fixture, Invalid
 from .i18n import current_language
@@ -108,7 +109,16 @@ def _rule(exc: RuleViolation) -> tuple[Response, int]:
 
 
 def localised(exc: RuleViolation) -> str:
-    params = {k: gettext(v) if k in ("reason", "phase") and isinstance(v, str) else v for k, v in exc.params.items()}
+    """The refusal's template translated and filled in; phases, roles and card colours in words too."""
+    params: dict[str, object] = {}
+    for key, v in exc.params.items():
+        if key == "phase" and isinstance(v, str) and v in i18n.PHASES:
+            v = str(i18n.PHASES[v])
+        elif key == "role" and isinstance(v, str) and v in i18n.ROLES:
+            v = str(i18n.ROLES[v])
+        elif key == "reason" and isinstance(v, str):
+            v = gettext(v)
+        params[key] = v
     return str(gettext(exc.template)).format(**params)
 
 

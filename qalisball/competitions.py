@@ -513,7 +513,12 @@ class CompetitionService:
             "official_details": {o.id: o.public() for o in self._officials_of(c)},
             "lots": [x.public() for x in c.lots],
             "protests": [p.public() for p in c.protests],
-            "unresolved_ties": {k: [list(t) for t in standings.unresolved_ties(rows)] for k, rows in snap.tables.items()},
+            # Ties C3 leaves to lots, once the group is over (before, more results may still break them).
+            "unresolved_ties": {
+                k: [list(t) for t in standings.unresolved_ties(rows)] if not snap.pending[k] else []
+                for k, rows in snap.tables.items()
+            },
+            "groups_over": {k: not n for k, n in snap.pending.items()},
             "created_at": c.created_at,
             "server_time_ms": self.clock(),
         }
@@ -589,6 +594,7 @@ class CompetitionService:
         lots = {x.id: x for x in c.lots}
         out: dict[str, list[dict[str, Any]]] = {}
         for key, rows in snap.tables.items():
+            over = not snap.pending[key]
             out[key] = [
                 {
                     "rank": r.rank,
@@ -603,9 +609,9 @@ class CompetitionService:
                     "goals_against": r.goals_against,
                     "goal_difference": r.goal_difference,
                     "points": r.points,
-                    "note": _note(r, decided, lots),
+                    "note": _note(r, decided, lots, over),
                     # Extras (docs/api-extras.md): the note's parts, for pages that word them.
-                    "tiebreak": r.tiebreak,
+                    "tiebreak": None if r.tiebreak == "unresolved" and not over else r.tiebreak,
                     "lots": r.lots,
                     "forfeits": list(r.forfeits),
                     "decisions": [
@@ -1141,7 +1147,7 @@ def _decision(d: dict[str, Any] | None) -> Decision | None:
     return Decision((d["home"], d["away"]), d["winner"], (so["home"], so["away"]) if so else None, d.get("by", "protest"))
 
 
-def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn]) -> str:
+def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn], over: bool) -> str:
     """The standings row's note (API.md ``note``): what broke a tie, forfeits, decisions, in English."""
     parts: list[str] = []
     words = {
@@ -1153,7 +1159,7 @@ def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn]
     if r.tiebreak == "lots" and r.lots in lots:
         text = lots[r.lots].text
         parts.append("ranked by a drawing of lots" + (f" ({text})" if text else ""))
-    elif r.tiebreak in words:
+    elif r.tiebreak in words and (over or r.tiebreak != "unresolved"):
         parts.append(words[r.tiebreak])
     for fid in r.forfeits:
         parts.append(f"forfeited fixture {fid}")

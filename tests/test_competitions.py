@@ -846,3 +846,75 @@ def test_competitions_survive_a_restart(tmp_path: Any, clock: FakeClock) -> None
     after = Api(again.test_client()).view(comp)
     assert {k: v for k, v in after.items() if k != "server_time_ms"} == {k: v for k, v in before.items() if k != "server_time_ms"}
     again.extensions["qalisball"].store.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals in the organiser's language
+
+
+def test_C5_a_refusal_asked_in_chinese_is_explained_in_chinese(api: Api) -> None:
+    a = api.team("人大 Renmin", club="人民大学")
+    b = api.team("清华 Tsinghua")
+    comp = _league(api, [a, b])["id"]
+    zhao = api.official("赵裁判", "人民大学")
+    r = api.client.put(f"/api/competitions/{comp}/fixtures/1/officials?lang=zh", json={"referee": zhao}, headers=auth(ADMIN))
+    body = r.get_json()
+    assert r.status_code == 409 and body["rule"] == "C5"
+    assert body["message"] == "赵裁判属于人民大学，即人大 Renmin所属单位：须回避本场比赛（主裁判）"
+    assert body["message_en"].startswith("赵裁判 belongs to 人民大学")
+
+
+def test_every_competition_refusal_has_a_chinese_translation_keeping_its_placeholders() -> None:
+    import re
+    from pathlib import Path
+
+    from babel.messages.pofile import read_po
+
+    root = Path(__file__).resolve().parent.parent
+    with (root / "translations" / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        zh = {m.id: m.string for m in read_po(f) if m.id and m.string}
+    sources = [*sorted((root / "qalisball" / "rules" / "competition").glob("*.py")), root / "qalisball" / "competitions.py"]
+    templates = set()
+    for path in sources:
+        text = path.read_text()
+        for call in re.findall(r"N_\(\s*((?:\"[^\"]*\"\s*)+)\)", text):
+            templates.add("".join(re.findall(r"\"([^\"]*)\"", call)))
+    assert len(templates) >= 15
+    for t in sorted(templates):
+        assert t in zh, f"no Chinese for {t!r}"
+        assert sorted(re.findall(r"\{\w+\}", t)) == sorted(re.findall(r"\{\w+\}", zh[t])), t
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages: rendered on the server (names, scores, standings) in both languages
+
+
+def test_competition_pages_are_rendered_on_the_server_in_both_languages(api: Api) -> None:
+    ids, t = _six(api)
+    comp = _league(api, ids)["id"]
+    f = api.view(comp)["fixtures"][0]
+    api.play(api.match(comp, f["id"]), goals=["home", "home", "away"])
+    winner = api.call("GET", f"/api/teams/{f['home']}")["name"]
+    for path in ("", "/part", "/screen", "/screen/part", "/admin", "/admin/part", "/standings"):
+        en = api.client.get(f"/competitions/{comp}{path}?lang=en")
+        zh = api.client.get(f"/competitions/{comp}{path}?lang=zh")
+        assert en.status_code == zh.status_code == 200, path
+        assert winner in en.get_data(as_text=True), path
+    page = api.client.get(f"/competitions/{comp}?lang=zh").get_data(as_text=True)
+    assert "积分榜" in page and "2–1" in page and "赛程" in page
+    page = api.client.get(f"/competitions/{comp}?lang=en").get_data(as_text=True)
+    assert "Standings" in page and "Top scorers" in page and 'data-fixture="1"' in page
+    assert "<script>" not in page, "no inline scripts: data reaches scripts as JSON"
+    assert api.client.get("/competitions/nope").status_code == 404
+    assert api.client.get("/competitions").status_code == 200
+    printable = api.client.get(f"/competitions/{comp}/standings?lang=en").get_data(as_text=True)
+    assert "1 of 15 fixtures have a result." in printable
+
+
+def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> None:
+    ids, t = _six(api)
+    comp = api.competition({"name": "Cup", "format": "knockout", "teams": ids[:4], "fields": [{"name": "F1"}]})["id"]
+    page = api.client.get(f"/competitions/{comp}?lang=en").get_data(as_text=True)
+    assert 'class="bracket"' in page and "Winner of #1" in page and "Semi-final" in page and "Final" in page
+    page = api.client.get(f"/competitions/{comp}?lang=zh").get_data(as_text=True)
+    assert "第1场胜者" in page and "半决赛" in page
