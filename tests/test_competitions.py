@@ -918,3 +918,18 @@ def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> No
     assert 'class="bracket"' in page and "Winner of #1" in page and "Semi-final" in page and "Final" in page
     page = api.client.get(f"/competitions/{comp}?lang=zh").get_data(as_text=True)
     assert "第1场胜者" in page and "半决赛" in page
+
+
+def test_demo_competition_on_an_empty_database(app: Flask) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from qalisball.demo import ensure_demo_competition
+
+    comps = app.extensions["qalisball_competitions"]
+    now = datetime(2026, 12, 5, 8, 40, tzinfo=timezone(timedelta(hours=8)))
+    c = ensure_demo_competition(comps, now)
+    assert c is not None and c.format == "round_robin" and len(c.teams) == 6 and len(c.config["fields"]) == 2
+    view = comps.view(c)
+    assert len(view["fixtures"]) == 15 and view["fixtures"][0]["starts_at"] == "2026-12-05T09:00:00+08:00"
+    assert len(comps.officials) == 4
+    assert ensure_demo_competition(comps, now) is None, "only once"
