@@ -79,7 +79,7 @@ def test_C2_home_and_away_balanced_within_one(n: int) -> None:
     assert all(abs(home[t] - away[t]) <= 1 for t in TEAMS[:n])
 
 
-def test_C2_six_teams_two_fields_fill_eight_slots() -> None:
+def test_D71_six_teams_on_two_fields_fill_eight_slots() -> None:
     """15 matches on 2 fields need 8 slots: the packer uses the free field of a round for the next round."""
     p = schedule.plan("round_robin", TEAMS[:6], 2)
     assert max(f.slot for f in p.fixtures) == 7

@@ -933,3 +933,86 @@ def test_demo_competition_on_an_empty_database(app: Flask) -> None:
     assert len(view["fixtures"]) == 15 and view["fixtures"][0]["starts_at"] == "2026-12-05T09:00:00+08:00"
     assert len(comps.officials) == 4
     assert ensure_demo_competition(comps, now) is None, "only once"
+
+
+# ---------------------------------------------------------------------------------------------
+# Decisions where SPEC §10 is silent (docs/decisions.md D60–D79)
+
+
+def test_D61_level_teams_share_their_rank_and_wait_for_lots_only_once_the_group_is_over(api: Api) -> None:
+    ids, t = _six(api)
+    comp = _league(api, ids[:3])["id"]
+    rows = api.view(comp)["standings"]["all"]
+    assert [r["rank"] for r in rows] == [1, 1, 1]
+    assert all(r["note"] == "" and r["tiebreak"] is None for r in rows), "nothing to draw before the group is over"
+    assert api.view(comp)["unresolved_ties"] == {"all": []} and api.view(comp)["groups_over"] == {"all": False}
+
+
+def test_D67_cards_stand_when_a_result_is_replaced_but_the_goals_leave_the_statistics(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    f = api.view(comp)["fixtures"][0]
+    api.play(api.match(comp, f["id"]), goals=["home", "home"], cards=[("away", 4, "red")])
+    pid = api.call(
+        "POST", f"/api/competitions/{comp}/protests", {"fixture": f["id"], "team": f["away"], "text": "wrong field"}, 201
+    )["id"]
+    api.call("POST", f"/api/competitions/{comp}/protests/{pid}/decision", {"upheld": True, "text": "replay", "replay": True})
+    [s] = api.call("GET", f"/api/competitions/{comp}/suspensions")
+    assert (s["team"], s["player"], s["remaining"]) == (f["away"], 4, 1)
+    assert f["id"] not in s["covers"], "he may play the replay of the match he was sent off in"
+    assert sum(r["goals"] for r in api.call("GET", f"/api/competitions/{comp}/stats")) == 0
+
+
+def test_D69_without_a_scheduled_time_a_forfeit_may_be_declared_before_kick_off(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = api.competition({"name": "Cup", "format": "round_robin", "teams": ids[:2], "fields": [{"name": "F1"}]})["id"]
+    f = api.view(comp)["fixtures"][0]
+    assert f["starts_at"] is None
+    api.call("POST", f"/api/competitions/{comp}/fixtures/{f['id']}/forfeit", {"team": f["home"], "reason": "withdrew"})
+    assert api.view(comp)["fixtures"][0]["status"] == "forfeit"
+
+
+def test_D70_a_suspended_player_is_left_off_the_roster_the_match_copies(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    first = api.view(comp)["fixtures"][0]
+    api.play(api.match(comp, first["id"]), goals=["away"], cards=[("home", 8, "red")])  # #8 on the bench
+    nxt = next(f for f in api.view(comp)["fixtures"][1:] if first["home"] in (f["home"], f["away"]))
+    made = api.match(comp, nxt["id"])
+    side = "home" if nxt["home"] == first["home"] else "away"
+    state = api.call("GET", f"/api/matches/{made['id']}")
+    assert state["teams"][side]["bench"] == [7], "#8 cannot come on as a substitute"
+    r = api.client.post(
+        f"/api/matches/{made['id']}/events",
+        json={"type": "coin_toss", "kickoff": "home", "home_end": "x0"},
+        headers=auth(made["tokens"]["referee"]),
+    )
+    assert r.status_code == 201
+    r = api.client.post(
+        f"/api/matches/{made['id']}/events",
+        json={"type": "substitution", "team": side, "out": 1, "in": 8},
+        headers=auth(made["tokens"]["referee"]),
+    )
+    assert r.status_code == 400, r.get_json()
+
+
+def test_D72_team_names_are_unique_ignoring_case(api: Api) -> None:
+    tid = api.team("Renmin")
+    api.refused("POST", "/api/teams", {"name": "RENMIN "}, 400, "invalid")
+    other = api.team("Tsinghua")
+    api.refused("PATCH", f"/api/teams/{other}", {"name": "renmin"}, 400, "invalid")
+    api.call("PATCH", f"/api/teams/{tid}", {"name": "renmin"})  # its own name, in other letters
+
+
+def test_D73_a_fixture_gets_a_new_match_only_after_an_abandonment_or_a_replay(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    f = api.view(comp)["fixtures"][0]
+    first = api.match(comp, f["id"])
+    for event in ({"type": "coin_toss", "kickoff": "home", "home_end": "x0"}, {"type": "abandon", "reason": "floodlights"}):
+        api.client.post(f"/api/matches/{first['id']}/events", json=event, headers=auth(first["tokens"]["referee"]))
+    again = api.match(comp, f["id"])
+    fx = api.view(comp)["fixtures"][0]
+    assert (fx["match"], fx["previous_matches"], fx["status"]) == (again["id"], [first["id"]], "scheduled")
+    api.play(again, goals=["home"])
+    assert api.view(comp)["fixtures"][0]["result"]["winner"] == f["home"]
