@@ -213,6 +213,7 @@ class Snapshot:
     tables: dict[str, list[Row]]  # group name ("all" for a league) -> ranked rows
     pending: dict[str, int]  # group -> fixtures still without a result
     voided: frozenset[str]
+    changed: dict[str, list[str]]  # fixture id -> sides whose team its place no longer names
 
 
 # ---------------------------------------------------------------------------------------------
@@ -477,15 +478,18 @@ class CompetitionService:
             r = results[f.id] = result(f, t)
             return r.winner if r else None
 
-        for number, t in bracket.fill([f.planned() for f in knockout], fixed, ranks, winner).items():
+        planned = [f.planned() for f in knockout]
+        for number, t in bracket.fill(planned, fixed, ranks, winner).items():
             teams[by_number[number].id] = t
+        winners = {f.number: r.winner for f in knockout if (r := results.get(f.id)) is not None}
+        changed = {by_number[n].id: sides for n, sides in bracket.changed(planned, fixed, ranks, winners).items()}
         status = {
             f.id: standings.fixture_status(
                 o.phase if (o := outcomes[f.id]) else None, f.forfeit["team"] if f.forfeit else None, _decision(f.decision)
             )
             for f in c.fixtures
         }
-        return Snapshot(teams, outcomes, results, status, tables, pending, voided)
+        return Snapshot(teams, outcomes, results, status, tables, pending, voided, changed)
 
     def _outcome(self, match_id: str | None) -> MatchOutcome | None:
         if match_id is None or match_id not in self.matches.matches:
@@ -522,6 +526,10 @@ class CompetitionService:
             "created_at": c.created_at,
             "server_time_ms": self.clock(),
         }
+
+    def _name(self, team_id: str | None) -> str:
+        t = self.teams.get(team_id or "")
+        return t.name if t else "?"
 
     def _team_brief(self, team_id: str | None) -> dict[str, Any] | None:
         t = self.teams.get(team_id or "")
@@ -568,6 +576,7 @@ class CompetitionService:
             "decision": f.decision,
             "previous_matches": list(f.previous_matches),
             "live": self._live(f.match_id),
+            "bracket_changed": snap.changed.get(f.id, []),
         }
 
     def _live(self, match_id: str | None) -> dict[str, Any] | None:
@@ -702,11 +711,12 @@ class CompetitionService:
                     {"fixture": f.id, "home": f.home_source.label(), "away": f.away_source.label()},
                 )
             active = self.suspensions(c, snap)
+            labels = {x.id: " – ".join(self._name(tid) for tid in snap.teams.get(x.id, (None, None))) for x in c.fixtures}
             for side, t in teams.items():
                 assert t is not None
                 # The starters, and the squad when one is named (else suspended players are left off the copy).
                 named = [*lineup[side]["starting"], *(lineup[side].get("players") or [])]
-                discipline.check_lineup(t.name, f.id, named, t.names(), [s for s in active if s.team == t.id])
+                discipline.check_lineup(t.name, f.id, named, t.names(), [s for s in active if s.team == t.id], labels)
             chosen = {role: oid for role, oid in f.officials.items() if oid in self.officials}
             self._check_officials(c, f, chosen, snap)
             request = self._match_request(c, f, teams, lineup, active)

@@ -407,6 +407,9 @@ def test_C4_a_lineup_naming_a_suspended_player_is_refused_naming_the_cause() -> 
         discipline.check_lineup("Renmin", "4", [1, 7, 3], {7: "Li Hua"}, active)
     assert exc.value.rule == "C4"
     assert "#7 Li Hua" in exc.value.message and "fixture 1" in exc.value.message
+    with pytest.raises(RuleViolation) as exc:
+        discipline.check_lineup("Renmin", "4", [7], {7: "Li Hua"}, active, {"1": "Renmin – Tsinghua"})
+    assert "red card in fixture 1, Renmin – Tsinghua (1 of 1 matches still to serve)" in exc.value.message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,3 +439,12 @@ def test_D66_an_official_cannot_be_on_two_fields_at_once() -> None:
     with pytest.raises(RuleViolation) as exc:
         discipline.check_busy({"referee": o}, {"o1": "3"})
     assert exc.value.rule == "D66" and "fixture 3" in exc.value.message
+
+
+def test_C2_a_made_match_whose_place_now_names_another_team_is_flagged() -> None:
+    p = schedule.plan("knockout", TEAMS[:4], 1)
+    sf1, sf2, final = p.fixtures
+    fixed = {final.number: ("t1", "t2")}
+    assert bracket.changed(p.fixtures, fixed, {}, {sf1.number: "t1", sf2.number: "t2"}) == {}
+    assert bracket.changed(p.fixtures, fixed, {}, {sf1.number: "t4", sf2.number: "t2"}) == {final.number: ["home"]}
+    assert bracket.changed(p.fixtures, fixed, {}, {}) == {}, "a place not yet known is no change"

@@ -472,7 +472,8 @@ def test_C4_a_red_card_suspends_the_player_for_his_teams_next_match(api: Api) ->
     where = "home" if nxt["home"] == carded else "away"
     lineup = {"home": {"starting": [1, 2, 3, 4, 5, 6]}, "away": {"starting": [1, 2, 3, 4, 5, 6]}}
     answer = api.refused("POST", f"/api/competitions/{comp}/fixtures/{nxt['id']}/match", lineup, 409, "rule", "C4", comp)
-    assert "#3" in answer["message"] and f"fixture {first['id']}" in answer["message"]
+    home_name, away_name = (api.call("GET", f"/api/teams/{first[s]}")["name"] for s in ("home", "away"))
+    assert "#3" in answer["message"] and f"fixture {first['id']}, {home_name} – {away_name}" in answer["message"]
     lineup[where] = {"starting": [1, 2, 4, 5, 6, 7]}
     made = api.call("POST", f"/api/competitions/{comp}/fixtures/{nxt['id']}/match", lineup, 201)
     state = api.call("GET", f"/api/matches/{made['id']}")
@@ -1016,3 +1017,27 @@ def test_D73_a_fixture_gets_a_new_match_only_after_an_abandonment_or_a_replay(ap
     assert (fx["match"], fx["previous_matches"], fx["status"]) == (again["id"], [first["id"]], "scheduled")
     api.play(again, goals=["home"])
     assert api.view(comp)["fixtures"][0]["result"]["winner"] == f["home"]
+
+
+def test_C1_a_made_match_keeps_its_teams_when_the_bracket_changes_and_says_so(api: Api) -> None:
+    ids, t = _six(api)
+    comp = api.competition(
+        {"name": "Cup", "format": "groups_knockout", "teams": ids[:4], "groups": 2, "advance": 1, "fields": [{"name": "F1"}]}
+    )["id"]
+    a_match, b_match, final = api.view(comp)["fixtures"]
+    api.play(api.match(comp, a_match["id"]), goals=["away"])  # D wins group A
+    api.play(api.match(comp, b_match["id"]), goals=["home"])  # B wins group B
+    made = api.match(comp, final["id"])
+    assert api.view(comp)["fixtures"][2]["bracket_changed"] == []
+    # A protest about A–D is upheld: A wins group A after all. The final's match keeps D (C1), flagged.
+    pid = api.call("POST", f"/api/competitions/{comp}/protests", {"fixture": a_match["id"], "team": t["A"], "text": "x"}, 201)[
+        "id"
+    ]
+    api.call(
+        "POST",
+        f"/api/competitions/{comp}/protests/{pid}/decision",
+        {"upheld": True, "text": "awarded", "result": {"home": 5, "away": 0}},
+    )
+    fx = api.view(comp)["fixtures"][2]
+    assert (fx["home"], fx["match"], fx["bracket_changed"]) == (t["D"], made["id"], ["home"])
+    assert "bracket changed" in api.client.get(f"/competitions/{comp}/admin?lang=en").get_data(as_text=True)

@@ -47,6 +47,27 @@ def fill(
     return out
 
 
+def changed(
+    fixtures: Sequence[Planned],
+    fixed: Mapping[int, Teams],
+    group_ranks: Mapping[str, Mapping[int, str]],
+    winners: Mapping[int, str],
+) -> dict[int, list[str]]:
+    """Fixtures whose match was made with a team its place no longer names (a result corrected or decided
+    since): number -> the sides ("home", "away") that differ. The match keeps its teams (C1); the
+    organiser decides (a protest decision, a replay)."""
+    out: dict[int, list[str]] = {}
+    for f in fixtures:
+        teams = fixed.get(f.number)
+        if not teams:
+            continue
+        for side, s, team in (("home", f.home, teams[0]), ("away", f.away, teams[1])):
+            now = _team(s, winners, group_ranks)
+            if now is not None and team is not None and now != team:
+                out.setdefault(f.number, []).append(side)
+    return out
+
+
 def _team(s: Source, winners: Mapping[int, str], ranks: Mapping[str, Mapping[int, str]]) -> str | None:
     if s.team is not None:
         return s.team

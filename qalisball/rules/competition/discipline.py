@@ -98,16 +98,24 @@ def suspensions(teams: Mapping[str, Sequence[Appearance]], rules: Discipline) ->
 
 
 def check_lineup(
-    team_name: str, fixture: str, numbers: Sequence[int], names: Mapping[int, str], active: Sequence[Suspension]
+    team_name: str,
+    fixture: str,
+    numbers: Sequence[int],
+    names: Mapping[int, str],
+    active: Sequence[Suspension],
+    matches: Mapping[str, str] | None = None,
 ) -> None:
-    """C4: a lineup naming a player suspended for this fixture is refused, naming the match that caused it."""
+    """C4: a lineup naming a player suspended for this fixture is refused, naming the match that caused it.
+
+    ``matches`` words a fixture for the refusal ("Renmin – Tsinghua").
+    """
     for s in active:
         if s.applies_to(fixture) and s.player in numbers:
             raise RuleViolation(
                 "C4",
                 N_(
-                    "#{player} {name} of {team} is suspended for this match: {reason} card in fixture {from_fixture} "
-                    "({remaining} of {matches} matches still to serve)"
+                    "#{player} {name} of {team} is suspended for this match: {reason} card in fixture {from_fixture}, "
+                    "{match} ({remaining} of {matches} matches still to serve)"
                 ),
                 {
                     "player": s.player,
@@ -115,6 +123,7 @@ def check_lineup(
                     "team": team_name,
                     "reason": s.reason,
                     "from_fixture": s.from_fixture,
+                    "match": (matches or {}).get(s.from_fixture, ""),
                     "remaining": s.remaining,
                     "matches": s.matches,
                 },
