@@ -7,8 +7,6 @@ token); reads are public. Checks run in API.md's order: 401/403, 404, 400, 409 `
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
@@ -16,8 +14,8 @@ from flask_babel import gettext
 from flask_socketio import SocketIO, emit, join_room, leave_room
 from marshmallow import Schema, ValidationError
 
+from . import competition_csv, i18n
 from . import competition_schemas as cs
-from . import i18n
 from .api import ApiError
 from .competitions import Competition, CompetitionService, Conflict, Fixture, Invalid
 from .i18n import current_language
@@ -203,16 +201,10 @@ def import_teams() -> Response:
 
 
 def _decode_csv(raw: bytes) -> str:
-    """UTF-8 (with or without a byte-order mark); else GB18030, which spreadsheets in China save by default (D68)."""
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            return raw.decode("gb18030")
-        except UnicodeDecodeError as exc:
-            raise ApiError(
-                400, "invalid", "the CSV is neither UTF-8 nor GB18030 text", fields={"_schema": ["not UTF-8 text"]}
-            ) from exc
+        return competition_csv.decode(raw)
+    except competition_csv.NotText as exc:
+        raise ApiError(400, "invalid", str(exc), fields={"_schema": ["not UTF-8 text"]}) from exc
 
 
 @bp.post("/officials")
@@ -291,7 +283,7 @@ STATS_COLUMNS = ["team", "team_name", "number", "name", "matches", "minutes", "g
 def standings_csv(comp_id: str) -> Response:
     c = _competition(comp_id)
     rows = [{"group": g, **r} for g, table in competitions().standings(c).items() for r in table]
-    return csv_response(_csv(STANDINGS_COLUMNS, rows), f"qalisball-{c.id}-standings.csv")
+    return csv_response(competition_csv.table(STANDINGS_COLUMNS, rows), f"qalisball-{c.id}-standings.csv")
 
 
 @bp.get("/competitions/<comp_id>/stats")
@@ -302,16 +294,7 @@ def get_stats(comp_id: str) -> Response:
 @bp.get("/competitions/<comp_id>/stats.csv")
 def stats_csv(comp_id: str) -> Response:
     c = _competition(comp_id)
-    return csv_response(_csv(STATS_COLUMNS, competitions().stats(c)), f"qalisball-{c.id}-stats.csv")
-
-
-def _csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow(["" if r.get(k) is None else r.get(k) for k in columns])
-    return "\ufeff" + buf.getvalue()
+    return csv_response(competition_csv.table(STATS_COLUMNS, competitions().stats(c)), f"qalisball-{c.id}-stats.csv")
 
 
 @bp.get("/competitions/<comp_id>/suspensions")

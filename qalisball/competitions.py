@@ -13,8 +13,6 @@ Errors: ``Invalid`` (400 with ``fields``), ``service.NotFound`` (404), ``Conflic
 
 from __future__ import annotations
 
-import csv
-import io
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -24,6 +22,7 @@ from typing import Any
 
 from marshmallow import ValidationError
 
+from . import competition_csv
 from .competition_store import CompetitionStore, utc_now
 from .rules.competition import bracket, discipline, schedule, standings
 from .rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
@@ -37,7 +36,6 @@ from .store import Store
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
 FINAL_PHASES = ("finished", "abandoned")
 LEAGUE = "all"  # the standings key of a competition without groups (API.md)
-CSV_COLUMNS = ["team", "number", "name", "gender"]
 
 # Listener of live changes: (competition id, kind "fixture" or "competition", payload).
 Listener = Callable[[str, str, dict[str, Any]], None]
@@ -321,7 +319,7 @@ class CompetitionService:
         A player with the same number is updated, new ones are added, none removed. Any bad line makes
         the whole import a 400 naming every bad line; nothing is stored then.
         """
-        rows, errors = _parse_csv(text)
+        rows, errors = competition_csv.parse_teams(text)
         if errors:
             first = next(iter(errors))
             raise Invalid(f"{first}: {errors[first][0]}", errors)
@@ -352,15 +350,7 @@ class CompetitionService:
 
     def export_csv(self) -> str:
         """The kept teams as CSV (``team,number,name,gender``), UTF-8 with a byte-order mark as the match CSV."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\r\n")
-        w.writerow(CSV_COLUMNS)
-        for t in sorted(self.teams.values(), key=lambda t: (t.created_at, t.id)):
-            if not t.players:
-                w.writerow([t.name, "", "", ""])  # a team without its roster yet: imported back as such
-            for p in sorted(t.players, key=lambda p: p["number"]):
-                w.writerow([t.name, p["number"], p["name"], p.get("gender") or ""])
-        return "\ufeff" + buf.getvalue()
+        return competition_csv.teams_csv(t.public() for t in sorted(self.teams.values(), key=lambda t: (t.created_at, t.id)))
 
     # -- officials -----------------------------------------------------------------------------------
 
@@ -1178,63 +1168,3 @@ def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn]
         who = "protest upheld" if d.get("by") == "protest" else "result decided by the organiser"
         parts.append(f"fixture {fid}: {who}" + (f": {d['text']}" if d.get("text") else ""))
     return "; ".join(parts)
-
-
-def _parse_csv(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
-    """Rows of ``team,number,name,gender`` by team name; errors keyed ``line N`` (the header is line 1)."""
-    errors: dict[str, list[str]] = {}
-    teams: dict[str, list[dict[str, Any]]] = {}
-    seen: dict[tuple[str, int], int] = {}
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
-    try:
-        header = next(reader)
-    except StopIteration:
-        return {}, {"line 1": ["empty: the first line is the header team,number,name,gender"]}
-    columns = [h.strip().lower() for h in header]
-    if columns[:3] != CSV_COLUMNS[:3] or columns[3:] not in ([], ["gender"]):
-        return {}, {"line 1": [f"the header must be team,number,name,gender, not {','.join(header)}"]}
-    line = 1
-    try:
-        for row in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            problems: list[str] = []
-            if len(row) > len(columns):
-                problems.append(f"{len(row)} columns: the header has {len(columns)}")
-            cells = [c.strip() for c in row] + [""] * (4 - len(row))
-            team, number, name, gender = cells[:4]
-            if not team:
-                problems.append("team: empty")
-            elif len(team) > 80:
-                problems.append("team: longer than 80 characters")
-            if not number and not name:  # a team without its roster yet
-                if not problems:
-                    teams.setdefault(team, [])
-                else:
-                    errors[f"line {line}"] = problems
-                continue
-            n: int | None = None
-            if not number.isdigit() or int(number) > 999:
-                problems.append(f"number: {number!r} is not a shirt number (0–999)")
-            else:
-                n = int(number)
-            if not name:
-                problems.append("name: empty")
-            elif len(name) > 80:
-                problems.append("name: longer than 80 characters")
-            if len(gender) > 20:
-                problems.append("gender: longer than 20 characters")
-            if n is not None and team:
-                key = (team.casefold(), n)
-                if key in seen:
-                    problems.append(f"number: {team} #{n} is already on line {seen[key]}")
-                else:
-                    seen[key] = line
-            if problems:
-                errors[f"line {line}"] = problems
-                continue
-            teams.setdefault(team, []).append({"number": n, "name": name, "gender": gender or None})
-    except csv.Error as exc:
-        errors[f"line {line + 1}"] = [f"not CSV: {exc}"]
-    return teams, errors
