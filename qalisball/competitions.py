@@ -13,6 +13,7 @@ Errors: ``Invalid`` (400 with ``fields``), ``service.NotFound`` (404), ``Conflic
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -33,6 +34,7 @@ from .schemas import MatchSchema
 from .service import MatchService, NotFound
 from .store import Store
 
+log = logging.getLogger(__name__)
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
 FINAL_PHASES = ("finished", "abandoned")
 LEAGUE = "all"  # the standings key of a competition without groups (API.md)
@@ -1088,7 +1090,17 @@ class CompetitionService:
     # -- live ----------------------------------------------------------------------------------------
 
     def on_match_event(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
-        """The match service's publisher: a fixture's live score, and the whole view when results change."""
+        """The match service's publisher: a fixture's live score, and the whole view when results change.
+
+        Called after the event is committed and answered for: a failure here is logged and never turns
+        an accepted event into an error for the official.
+        """
+        try:
+            self._on_match_event(match_id)
+        except Exception:  # the match's event is stored; only the screens miss an update
+            log.exception("competition update after an event of match %s failed", match_id)
+
+    def _on_match_event(self, match_id: str) -> None:
         where = self._by_match.get(match_id)
         if where is None:
             return

@@ -1041,3 +1041,21 @@ def test_C1_a_made_match_keeps_its_teams_when_the_bracket_changes_and_says_so(ap
     fx = api.view(comp)["fixtures"][2]
     assert (fx["home"], fx["match"], fx["bracket_changed"]) == (t["D"], made["id"], ["home"])
     assert "bracket changed" in api.client.get(f"/competitions/{comp}/admin?lang=en").get_data(as_text=True)
+
+
+def test_a_failing_competition_update_never_refuses_a_match_event(app: Flask, api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    made = api.match(comp, "1")
+    comps = app.extensions["qalisball_competitions"]
+
+    def broken(*_: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(comps, "_live", broken)
+    r = api.client.post(
+        f"/api/matches/{made['id']}/events",
+        json={"type": "coin_toss", "kickoff": "home", "home_end": "x0"},
+        headers=auth(made["tokens"]["referee"]),
+    )
+    assert r.status_code == 201, "the event is stored and answered; the screens miss one update"
