@@ -23,7 +23,7 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
-from . import i18n
+from . import i18n, rulebook
 from .competitions import LEAGUE, Competition, CompetitionService
 from .service import NotFound
 
@@ -185,6 +185,12 @@ def page_data(c: Competition, **extra: Any) -> dict[str, Any]:
         "vocab": i18n.vocabulary(),
         "words": words(),
         "server_time_ms": competitions().clock(),
+        # The titles of the rules the competitions' refusals cite (C1–C7, D60–D79), in the page's language.
+        "rules": {
+            k: v
+            for k, v in rulebook.titles(i18n.current_language()).items()
+            if k[:1] == "C" or (k[:1] == "D" and len(k) == 3 and k[1] in "67")
+        },
         **extra,
     }
 

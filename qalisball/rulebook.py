@@ -127,6 +127,35 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    # Competitions (SPEC §10): docs/decisions.md D60–D73.
+    "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
+    "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),
+    "D62": ("未登记单位的球队以队名为其单位", "A team without a club is its own club"),
+    "D63": ("中止的比赛在组委会裁定前不计成绩", "An abandoned match counts only once the organiser decides"),
+    "D64": ("黄牌累计停赛", "Yellow card accumulation"),
+    "D65": (
+        "停赛按赛程顺序执行；对方弃权的比赛计为已停赛",
+        "Suspensions are served in schedule order; an opponents' forfeit serves",
+    ),
+    "D66": ("裁判员不能同时执裁两场比赛", "An official cannot be on two fields at once"),
+    "D67": ("成绩被改判或重赛时，牌照常有效", "Cards stand when a result is replaced"),
+    "D68": ("CSV导入支持UTF-8与GB18030", "CSV imports read UTF-8 or GB18030"),
+    "D69": ("弃权须在开球前判定", "A forfeit is declared before kick-off"),
+    "D70": ("停赛队员不列入比赛名单", "Suspended players are left off the match's roster"),
+    "D71": ("赛程编排", "How fixtures are scheduled"),
+    "D72": ("队名不能重复", "Team names are unique"),
+    "D73": ("一场赛程只对应一场比赛，除非中止或判定重赛", "One match per fixture, unless abandoned or replayed"),
+}
+
+# SPEC §10's competition decisions, cited by the competitions' refusals ("C4").
+COMPETITION: dict[str, tuple[str, str]] = {
+    "C1": ("球队与名单随赛事保存", "Teams are kept"),
+    "C2": ("赛制与赛程", "Formats and schedules"),
+    "C3": ("积分与排名", "Standings"),
+    "C4": ("停赛", "Suspensions"),
+    "C5": ("裁判员回避本单位的比赛", "Officials stand aside"),
+    "C6": ("弃权", "Forfeits"),
+    "C7": ("申诉与仲裁", "Protests"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
@@ -153,7 +182,7 @@ def _later_decisions(path: Path = _DECISIONS_MD) -> dict[str, tuple[str, str]]:
     return found
 
 
-RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **_later_decisions()}
+RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **COMPETITION, **_later_decisions()}
 
 
 def title(rule: str, language: str) -> str | None:

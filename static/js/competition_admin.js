@@ -133,7 +133,10 @@
     if (!answer) return T.failed + " (" + status + ")";
     if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
     var text = answer.message || T.failed;
-    if (answer.error === "rule") text = Q.fmt(T.refused_rule, { rule: answer.rule }) + T.colon + answer.message;
+    if (answer.error === "rule") {
+      var title = (Q.data.rules || {})[answer.rule];
+      text = Q.fmt(T.refused_rule, { rule: answer.rule }) + (title ? " · " + title : "") + T.colon + answer.message;
+    }
     if (answer.fields) {
       text += "\n" + Object.keys(answer.fields).map(function (k) {
         var v = answer.fields[k];
