@@ -13,6 +13,7 @@ from tests.browser.conftest import ADMIN, PHONE, SCREEN, TABLET, Devices, Server
 from tests.competition_play import roster
 
 pytestmark = pytest.mark.browser
+LIVE = 10_000  # ms: a live update crosses the server, Socket.IO and (for standings) one fetch
 
 
 def _api(server: Server, method: str, path: str, body: Any = None, expect_status: int = 200) -> Any:
@@ -113,9 +114,9 @@ def test_C3_the_public_page_and_big_screen_follow_the_matches_live(devices: Devi
     server.post(mid, ref, {"type": "restart_taken", "team": "home", "player": 1})
     server.post(mid, ref, {"type": "goal", "team": "home", "player": 2})
     card = phone.locator(f'table.grid [data-fixture="{f["id"]}"]')
-    expect(card.locator(".fx-score")).to_have_text("1–0")
-    expect(card.locator(".fx-clock")).to_have_text(re.compile(r"^\d\d:\d\d$"))
-    expect(screen.locator('.panel[data-panel="live"] .big-fx .fx-score')).to_have_text("1–0")
+    expect(card.locator(".fx-score")).to_have_text("1–0", timeout=LIVE)
+    expect(card.locator(".fx-clock")).to_have_text(re.compile(r"^\d\d:\d\d$"), timeout=LIVE)
+    expect(screen.locator('.panel[data-panel="live"] .big-fx .fx-score')).to_have_text("1–0", timeout=LIVE)
     shot(screen, "competition-screen-live")
     # The match finishes: the standings are fetched again and show the win; the big screen turns to them.
     state = server.state(mid)
@@ -125,10 +126,10 @@ def test_C3_the_public_page_and_big_screen_follow_the_matches_live(devices: Devi
     server.post(mid, made["tokens"]["scorer"], {"type": "clock", "action": "set", "elapsed_ms": state["clock"]["length_ms"]})
     server.post(mid, ref, {"type": "period_end"})
     winner_row = phone.locator(f'table.standings tr[data-team="{f["home"]}"]')
-    expect(winner_row.locator("td.pts")).to_have_text("3")
-    expect(phone.locator(f'table.grid [data-fixture="{f["id"]}"] .fx-status')).to_have_text("已结束")
+    expect(winner_row.locator("td.pts")).to_have_text("3", timeout=LIVE)
+    expect(phone.locator(f'table.grid [data-fixture="{f["id"]}"] .fx-status')).to_have_text("已结束", timeout=LIVE)
     expect(screen.locator('.panel[data-panel="standings"]')).to_be_visible(timeout=15_000)
-    expect(screen.locator(f'.panel[data-panel="standings"] tr[data-team="{f["home"]}"] td.pts')).to_have_text("3")
+    expect(screen.locator(f'.panel[data-panel="standings"] tr[data-team="{f["home"]}"] td.pts')).to_have_text("3", timeout=LIVE)
     shot(phone, "competition-public-zh")
     shot(screen, "competition-screen-standings")
     # Printable standings.
