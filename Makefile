@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(PY) bench/engine_bench.py
 	$(PY) bench/broadcast_bench.py
 	$(PY) bench/report_bench.py
+	$(PY) bench/competition_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

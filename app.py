@@ -20,7 +20,7 @@ if os.environ["QALISBALL_ASYNC_MODE"] == "gevent":
 import socket  # noqa: E402
 
 from qalisball import create_app  # noqa: E402
-from qalisball.demo import ensure_demo  # noqa: E402
+from qalisball.demo import ensure_demo, ensure_demo_competition  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -53,12 +53,15 @@ def main() -> None:
     port = int(os.environ.get("PORT", "5000"))
     app = create_app()
     svc = app.extensions["qalisball"]
-    ensure_demo(svc)
+    comps = app.extensions["qalisball_competitions"]
+    if ensure_demo(svc) is not None:  # an empty database: a demo competition too
+        ensure_demo_competition(comps)
     shown = _lan_address() if host in ("0.0.0.0", "::") else host
     base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
     print(f"Qalisball Live on {base}/  (database {app.config['DATABASE']})")
     print(f"Organiser token: {app.config['ADMIN_TOKEN']}")
     print(f"  matches     {base}/?token={app.config['ADMIN_TOKEN']}")
+    print(f"  competitions {base}/competitions?token={app.config['ADMIN_TOKEN']}")
     for m in svc.matches.values():
         print(f"\nMatch {m.id}: {m.setup.home.name} – {m.setup.away.name}")
         print(f"  spectators  {base}/matches/{m.id}")
@@ -67,6 +70,12 @@ def main() -> None:
         print(f"  report      {base}/matches/{m.id}/report")
         for role, token in m.tokens.items():
             print(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
+    for c in comps.competitions.values():
+        print(f"\nCompetition {c.id}: {c.name}")
+        print(f"  public      {base}/competitions/{c.id}")
+        print(f"  big screen  {base}/competitions/{c.id}/screen")
+        print(f"  organiser   {base}/competitions/{c.id}/admin?token={app.config['ADMIN_TOKEN']}")
+        print(f"  standings   {base}/competitions/{c.id}/standings")
     print(flush=True)
 
     if app.config["ASYNC_MODE"] == "gevent":

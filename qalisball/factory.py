@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
+from . import competition_api
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -72,6 +73,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import reports
 
     app.register_blueprint(reports.bp)
+    competition_api.init_app(app, socketio)  # teams, officials, competitions: API, pages, live room
     return app
 
 

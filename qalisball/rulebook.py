@@ -127,6 +127,35 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    # Competitions (SPEC §10): docs/decisions.md D60–D73.
+    "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
+    "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),
+    "D62": ("未登记单位的球队以队名为其单位", "A team without a club is its own club"),
+    "D63": ("中止的比赛在组委会裁定前不计成绩", "An abandoned match counts only once the organiser decides"),
+    "D64": ("黄牌累计停赛", "Yellow card accumulation"),
+    "D65": (
+        "停赛按赛程顺序执行；对方弃权的比赛计为已停赛",
+        "Suspensions are served in schedule order; an opponents' forfeit serves",
+    ),
+    "D66": ("裁判员不能同时执裁两场比赛", "An official cannot be on two fields at once"),
+    "D67": ("成绩被改判或重赛时，牌照常有效", "Cards stand when a result is replaced"),
+    "D68": ("CSV导入支持UTF-8与GB18030", "CSV imports read UTF-8 or GB18030"),
+    "D69": ("弃权须在开球前判定", "A forfeit is declared before kick-off"),
+    "D70": ("停赛队员不列入比赛名单", "Suspended players are left off the match's roster"),
+    "D71": ("赛程编排", "How fixtures are scheduled"),
+    "D72": ("队名不能重复", "Team names are unique"),
+    "D73": ("一场赛程只对应一场比赛，除非中止或判定重赛", "One match per fixture, unless abandoned or replayed"),
+}
+
+# SPEC §10's competition decisions, cited by the competitions' refusals ("C4").
+COMPETITION: dict[str, tuple[str, str]] = {
+    "C1": ("球队与名单随赛事保存", "Teams are kept"),
+    "C2": ("赛制与赛程", "Formats and schedules"),
+    "C3": ("积分与排名", "Standings"),
+    "C4": ("停赛", "Suspensions"),
+    "C5": ("裁判员回避本单位的比赛", "Officials stand aside"),
+    "C6": ("弃权", "Forfeits"),
+    "C7": ("申诉与仲裁", "Protests"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
@@ -153,8 +182,8 @@ def _later_decisions(path: Path = _DECISIONS_MD) -> dict[str, tuple[str, str]]:
     return found
 
 
-# SPEC §9 (the match day) and §10 (competitions).
-MATCH_DAY_AND_COMPETITIONS: dict[str, tuple[str, str]] = {
+# SPEC §9 (the match day).
+MATCH_DAY: dict[str, tuple[str, str]] = {
     "M1": ("迟报的判罚按发生时的比赛时间裁定", "Late calls are judged when they happened"),
     "M2": ("名单变更：迟到球员、改名、改号", "Roster changes: a late player, a name, a shirt number"),
     "M3": ("更正过去的事件：替换与补记", "Correcting the past: amend and insert"),
@@ -166,16 +195,9 @@ MATCH_DAY_AND_COMPETITIONS: dict[str, tuple[str, str]] = {
     "M6": ("记分表确认与签字，主裁判签字后锁定", "The score sheet is confirmed and signed; the referee's signature locks it"),
     "M7": ("裁判报告：备注与出牌原因", "The referee's report: notes and card reasons"),
     "M8": ("判罚辅助：个人犯规次数，第二张黄牌即罚下", "Judgement aids: fouls per player; a second yellow is a send-off"),
-    "C1": ("球队与名单长期保存", "Teams are kept"),
-    "C2": ("赛制：循环赛、分组加淘汰赛、淘汰赛", "Formats: round robin, groups then knockout, knockout"),
-    "C3": ("积分与排名", "Standings"),
-    "C4": ("停赛", "Suspensions"),
-    "C5": ("裁判回避本队比赛", "Officials stand aside from their own club's matches"),
-    "C6": ("弃权", "Forfeits"),
-    "C7": ("申诉与仲裁", "Protests and arbitration"),
 }
 
-RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **MATCH_DAY_AND_COMPETITIONS, **_later_decisions()}
+RULES: dict[str, tuple[str, str]] = {**SECTIONS, **DECISIONS, **MATCH_DAY, **COMPETITION, **_later_decisions()}
 
 
 def title(rule: str, language: str) -> str | None:

@@ -1,0 +1,233 @@
+"""marshmallow: where competition data enters (teams, officials, competitions, lineups, protests, lots): 400s.
+
+Only shapes and values are checked here. Whether the competition's rules allow a write now (a
+suspended player, an official of a playing club, lots for teams that are not level) is a 409 ``rule``
+from ``rules/competition``; ids that name nothing are checked by the service (400 with ``fields``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
+
+from .rules.competition.schedule import FORMATS
+from .schemas import HEX_COLOR, SHIRT, FieldSchema, PlayerSchema, RulesSchema, StrictBool, StrictFloat, _Strict
+
+ROLES = ("referee", "assistant1", "assistant2", "scorer")
+_NAME = validate.Length(min=1, max=80)
+_TEXT = validate.Length(min=1, max=2000)
+_COUNT = validate.Range(min=0, max=999)
+
+
+def _int(default: int | None = None, **kw: Any) -> fields.Integer:
+    return fields.Integer(strict=True, load_default=default, **kw)
+
+
+class TeamSchema(_Strict):
+    """A kept team (C1). ``players`` may be empty while the roster is not known yet."""
+
+    name = fields.String(required=True, validate=_NAME)
+    short = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=20))
+    color = fields.String(load_default=None, allow_none=True, validate=HEX_COLOR)
+    club = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+    players = fields.List(fields.Nested(PlayerSchema), load_default=list, validate=validate.Length(max=60))
+
+    @validates_schema
+    def _numbers(self, data: dict[str, Any], **_: Any) -> None:
+        numbers = [p["number"] for p in data.get("players") or []]
+        dup = sorted({n for n in numbers if numbers.count(n) > 1})
+        if dup:
+            raise ValidationError(f"shirt numbers must be unique: {dup} repeated", "players")
+
+
+class OfficialSchema(_Strict):
+    name = fields.String(required=True, validate=_NAME)
+    club = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+
+
+class PointsSchema(_Strict):
+    win = _int(3, validate=validate.Range(min=0, max=100))
+    shootout_win = _int(2, validate=validate.Range(min=0, max=100))
+    shootout_loss = _int(1, validate=validate.Range(min=0, max=100))
+    loss = _int(0, validate=validate.Range(min=0, max=100))
+
+
+class CompetitionFieldSchema(FieldSchema):
+    name = fields.String(load_default=None, allow_none=True, validate=_NAME)
+
+
+class MatchDefaultsSchema(_Strict):
+    starters = _int(6, validate=validate.Range(min=4, max=8))  # D10
+    rules = fields.Nested(RulesSchema, load_default=None)
+
+    @post_load
+    def _defaults(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if data.get("rules") is None:
+            data["rules"] = RulesSchema().load({})
+        return data
+
+
+class DisciplineSchema(_Strict):
+    red_suspension_matches = _int(1, validate=validate.Range(min=0, max=20))
+    yellow_accumulation = _int(None, allow_none=True, validate=validate.Range(min=1, max=50))
+    yellow_suspension_matches = _int(1, validate=validate.Range(min=1, max=20))  # D64
+
+
+class ForfeitSchema(_Strict):
+    after_minutes = StrictFloat(load_default=20, validate=validate.Range(min=0, max=24 * 60))
+    score = _int(5, validate=validate.Range(min=1, max=100))
+    voids_all_results = StrictBool(load_default=False)
+
+
+class CompetitionSchema(_Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS))
+    teams = fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)), required=True, validate=validate.Length(min=2, max=64)
+    )
+    groups = _int(2, validate=validate.Range(min=1, max=16))
+    advance = _int(2, validate=validate.Range(min=1, max=16))
+    points = fields.Nested(PointsSchema, load_default=None)
+    fields_ = fields.List(
+        fields.Nested(CompetitionFieldSchema), required=True, data_key="fields", validate=validate.Length(min=1, max=20)
+    )
+    starts_at = fields.AwareDateTime(load_default=None, allow_none=True)
+    slot_minutes = _int(80, validate=validate.Range(min=1, max=24 * 60))
+    match = fields.Nested(MatchDefaultsSchema, load_default=None)
+    discipline = fields.Nested(DisciplineSchema, load_default=None)
+    forfeit = fields.Nested(ForfeitSchema, load_default=None)
+
+    @post_load
+    def _defaults(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        data["fields"] = data.pop("fields_")
+        for i, f in enumerate(data["fields"]):
+            f["name"] = f.get("name") or f"Field {i + 1}"
+        for key, schema in (
+            ("points", PointsSchema),
+            ("match", MatchDefaultsSchema),
+            ("discipline", DisciplineSchema),
+            ("forfeit", ForfeitSchema),
+        ):
+            if data.get(key) is None:
+                data[key] = schema().load({})
+        if data["starts_at"] is not None:
+            data["starts_at"] = data["starts_at"].isoformat()
+        return data
+
+    @validates_schema
+    def _unique(self, data: dict[str, Any], **_: Any) -> None:
+        teams = data.get("teams") or []
+        dup = sorted({t for t in teams if teams.count(t) > 1})
+        if dup:
+            raise ValidationError(f"a team is listed twice: {dup}", "teams")
+        names = [f.get("name") for f in data.get("fields_") or [] if f.get("name")]
+        if len(set(names)) != len(names):
+            raise ValidationError("two fields have the same name", "fields")
+
+
+class OfficialsSchema(_Strict):
+    """A fixture's officials by role (official ids); null leaves a role empty."""
+
+    referee = fields.String(load_default=None, allow_none=True)
+    assistant1 = fields.String(load_default=None, allow_none=True)
+    assistant2 = fields.String(load_default=None, allow_none=True)
+    scorer = fields.String(load_default=None, allow_none=True)
+
+    @validates_schema
+    def _distinct(self, data: dict[str, Any], **_: Any) -> None:
+        ids = [v for v in data.values() if v]
+        if len(set(ids)) != len(ids):
+            raise ValidationError("one official cannot hold two roles in a match", "_schema")
+
+
+class SideLineupSchema(_Strict):
+    starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
+    # The match-day squad (numbers of the kept roster); by default every player not suspended.
+    players = fields.List(fields.Integer(strict=True, validate=SHIRT), load_default=None, allow_none=True)
+
+
+class LineupSchema(_Strict):
+    home = fields.Nested(SideLineupSchema, required=True)
+    away = fields.Nested(SideLineupSchema, required=True)
+
+
+class ForfeitRequestSchema(_Strict):
+    team = fields.String(required=True)
+    reason = fields.String(load_default="", validate=validate.Length(max=2000))
+
+
+class ProtestSchema(_Strict):
+    fixture = fields.String(required=True)
+    team = fields.String(required=True)
+    text = fields.String(required=True, validate=_TEXT)
+
+
+class ScoreSchema(_Strict):
+    home = fields.Integer(strict=True, required=True, validate=_COUNT)
+    away = fields.Integer(strict=True, required=True, validate=_COUNT)
+
+
+class ResultSchema(_Strict):
+    """A decided result: regulation (or awarded) goals, the winner (team id), and a shootout if it had one."""
+
+    home = fields.Integer(strict=True, required=True, validate=_COUNT)
+    away = fields.Integer(strict=True, required=True, validate=_COUNT)
+    winner = fields.String(load_default=None, allow_none=True)
+    shootout = fields.Nested(ScoreSchema, load_default=None, allow_none=True)
+
+    @validates_schema
+    def _decided(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("home") == data.get("away") and not data.get("winner"):
+            raise ValidationError("a level score was decided by a shootout: name the winner", "winner")
+        so = data.get("shootout")
+        if so and so["home"] == so["away"]:
+            raise ValidationError("a shootout is never level", "shootout")
+        if so and data.get("home") != data.get("away"):
+            raise ValidationError("a shootout follows a level score only", "shootout")
+
+
+class DecisionSchema(_Strict):
+    upheld = StrictBool(required=True)
+    text = fields.String(required=True, validate=_TEXT)
+    result = fields.Nested(ResultSchema, load_default=None, allow_none=True)
+    replay = StrictBool(load_default=False)
+
+    @validates_schema
+    def _effect(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("result") and data.get("replay"):
+            raise ValidationError("either a new result or a replay, not both", "replay")
+        if not data.get("upheld") and (data.get("result") or data.get("replay")):
+            raise ValidationError("a rejected protest changes no result", "upheld")
+
+
+class DecidedResultSchema(ResultSchema):
+    """The organiser's result for a fixture whose match was abandoned or played without the app (D63)."""
+
+    text = fields.String(required=True, validate=_TEXT)
+
+
+class LotsSchema(_Strict):
+    teams = fields.List(fields.String(), required=True, validate=validate.Length(min=2, max=64))
+    text = fields.String(load_default="", validate=validate.Length(max=2000))
+
+    @validates_schema
+    def _unique(self, data: dict[str, Any], **_: Any) -> None:
+        teams = data.get("teams") or []
+        if len(set(teams)) != len(teams):
+            raise ValidationError("a team is named twice", "teams")
+
+
+__all__ = [
+    "ROLES",
+    "TeamSchema",
+    "OfficialSchema",
+    "CompetitionSchema",
+    "OfficialsSchema",
+    "LineupSchema",
+    "ForfeitRequestSchema",
+    "ProtestSchema",
+    "DecisionSchema",
+    "DecidedResultSchema",
+    "LotsSchema",
+]

@@ -1,0 +1,184 @@
+"""Competitions in SQLite (migration 3): kept teams and officials, competitions, fixtures, protests, lots.
+
+Unlike a match's event log these are records that change (a fixture gets its match, a forfeit, a
+decision), so every write also appends what was done to ``competition_log``, in the same transaction:
+the organiser's decisions keep their history, and nothing is computed from them that could go stale
+(standings are derived from the matches' logs and these records each time).
+
+The SQL of competitions lives here; ``store.py`` only registers the migration.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+if TYPE_CHECKING:
+    from .store import Store
+
+# Columns that hold JSON, per table: written with json.dumps, read back with json.loads.
+_JSON = {
+    "teams": ("players",),
+    "competitions": ("config", "teams", "groups", "byes"),
+    "fixtures": ("home_source", "away_source", "officials", "previous_matches", "forfeit", "decision"),
+    "protests": ("decision",),
+    "lots": ("teams",),
+    "competition_log": ("body",),
+}
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Migration 3 (issue 12): the competition tables."""
+    db["teams"].create(
+        {
+            "id": str,
+            "name": str,
+            "short": str,
+            "color": str,
+            "club": str,
+            "players": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"id", "name", "players"},
+    )
+    db["teams"].create_index(["name"], unique=True, index_name="teams_name")
+    db["officials"].create({"id": str, "name": str, "club": str, "created_at": str}, pk="id", not_null={"id", "name"})
+    db["competitions"].create(
+        {
+            "id": str,
+            "name": str,
+            "format": str,
+            "config": str,
+            "teams": str,
+            "groups": str,
+            "byes": str,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"id", "name", "format", "config", "teams"},
+    )
+    db["fixtures"].create(
+        {
+            "competition_id": str,
+            "id": str,
+            "number": int,
+            "round": int,
+            "group_name": str,
+            "stage": str,
+            "slot": int,
+            "field": int,
+            "starts_at": str,
+            "home_source": str,
+            "away_source": str,
+            "home": str,
+            "away": str,
+            "officials": str,
+            "match_id": str,
+            "previous_matches": str,
+            "forfeit": str,
+            "decision": str,
+        },
+        pk=("competition_id", "id"),
+        not_null={"competition_id", "id", "number", "round", "stage"},
+        foreign_keys=[("competition_id", "competitions", "id")],
+    )
+    db["protests"].create(
+        {
+            "id": str,
+            "competition_id": str,
+            "fixture_id": str,
+            "team": str,
+            "text": str,
+            "filed_at": str,
+            "decision": str,
+        },
+        pk="id",
+        foreign_keys=[("competition_id", "competitions", "id")],
+    )
+    db["lots"].create(
+        {"id": str, "competition_id": str, "teams": str, "text": str, "drawn_at": str},
+        pk="id",
+        foreign_keys=[("competition_id", "competitions", "id")],
+    )
+    db["competition_log"].create(
+        {"id": int, "competition_id": str, "at": str, "action": str, "body": str},
+        pk="id",
+    )
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class CompetitionStore:
+    """The competition tables of one ``Store`` (same connection, same lock, same write path)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def rows(
+        self, table: str, where: str | None = None, params: list[Any] | None = None, order_by: str = "rowid"
+    ) -> Iterator[dict[str, Any]]:
+        for row in self.db[table].rows_where(where, params or [], order_by=order_by):
+            yield _decode(table, row)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def write(
+        self, changes: list[tuple[str, str, dict[str, Any]]], log: tuple[str | None, str, dict[str, Any]] | None = None
+    ) -> None:
+        """Apply ``(op, table, row)`` changes in one transaction, with one line of the competition log.
+
+        ``op`` is ``insert`` or ``update`` (``row`` then holds the primary key columns and the new values).
+        Any SQLite failure becomes a ``StorageError`` and nothing is stored.
+        """
+
+        def run() -> None:
+            with self.store._transaction():
+                for op, table, row in changes:
+                    encoded = _encode(table, row)
+                    if op == "insert":
+                        self.store._insert(table, encoded)
+                    else:
+                        keys = _PKS[table]
+                        sets = ", ".join(f"[{c}] = ?" for c in encoded if c not in keys)
+                        where = " AND ".join(f"[{c}] = ?" for c in keys)
+                        values = [v for c, v in encoded.items() if c not in keys] + [encoded[c] for c in keys]
+                        self.db.execute(f"UPDATE [{table}] SET {sets} WHERE {where}", values)
+                if log is not None:
+                    comp, action, body = log
+                    self.store._insert(
+                        "competition_log",
+                        {"competition_id": comp, "at": utc_now(), "action": action, "body": json.dumps(body, ensure_ascii=False)},
+                    )
+
+        self.store._write(run)
+
+
+_PKS = {
+    "teams": ("id",),
+    "officials": ("id",),
+    "competitions": ("id",),
+    "fixtures": ("competition_id", "id"),
+    "protests": ("id",),
+    "lots": ("id",),
+}
+
+
+def _encode(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    cols = _JSON.get(table, ())
+    return {k: json.dumps(v, ensure_ascii=False) if k in cols and v is not None else v for k, v in row.items()}
+
+
+def _decode(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    cols = _JSON.get(table, ())
+    return {k: json.loads(v) if k in cols and isinstance(v, str) else v for k, v in row.items()}

@@ -1,0 +1,12 @@
+"""A competition's rules as code (SPEC §10, C1–C7): pure functions of plain data.
+
+- ``schedule``: round robins by the circle method, groups then a crossed knockout, knockout brackets,
+  spread over fields and time slots (C2).
+- ``bracket``: which teams a fixture opposes once earlier results are known (knockout filling, C2).
+- ``standings``: a fixture's result (match, forfeit C6, protest decision C7) and the table with its
+  tie-break chain (C3).
+- ``discipline``: suspensions from cards (C4) and officials standing aside (C5).
+
+No Flask, no SQLite, no clock: teams and fixtures are named by the ids the caller gives, and the
+service (``qalisball/competitions.py``) extracts results and cards from the matches' event logs.
+"""

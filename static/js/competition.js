@@ -1,0 +1,101 @@
+/* Competition pages (public page and big screen): live scores and clocks, fresh standings.
+ *
+ * The server renders everything. This script joins the competition's Socket.IO room:
+ * - `fixture` (a match's phase, score and clock) updates that fixture's score and clock in place;
+ * - `competition` (results, standings or the bracket changed) fetches the page's live part again
+ *   from the server (`<page>/part`) and swaps it in: one renderer, no second drawing in JavaScript.
+ * Clocks tick from the server's clock (common.js), never the device's.
+ * Also exposes QC for the big screen's rotation (competition_screen.js).
+ */
+(function () {
+  "use strict";
+  var QC = (window.QC = {});
+  var data = Q.data;
+  var body = Q.$("live-body");
+  var live = {};
+  if (data.server_time_ms) Q.sample(data.server_time_ms);
+
+  function readLive() {
+    var el = body && body.querySelector(".live-data");
+    live = el ? JSON.parse(el.textContent) : {};
+    Object.keys(live).forEach(function (fid) { if (live[fid] && live[fid].server_time_ms) Q.sample(live[fid].server_time_ms); });
+  }
+
+  function clockOf(l) {
+    if (!l || !l.clock) return "";
+    if (l.phase === "first_half" || l.phase === "second_half" || l.phase === "halftime") {
+      return Q.clockText({ phase: l.phase, clock: l.clock, server_time_ms: l.server_time_ms, time_up: l.time_up });
+    }
+    return "";
+  }
+
+  function drawFixture(fid) {
+    var l = live[fid];
+    if (!l) return;
+    document.querySelectorAll('[data-score="' + fid + '"] .fx-score').forEach(function (n) {
+      if (n.getAttribute("data-final")) return;
+      if (l.phase !== "scheduled") {
+        n.classList.remove("fx-vs");
+        Q.setText(n, l.score.home + "–" + l.score.away);
+      }
+    });
+    document.querySelectorAll('[data-fixture="' + fid + '"] .fx-phase').forEach(function (n) {
+      Q.setText(n, (Q.V.phase || {})[l.phase] || l.phase);
+    });
+    document.querySelectorAll('[data-fixture="' + fid + '"] .b-goals').forEach(function (n, i) {
+      if (l.phase !== "scheduled") Q.setText(n, i === 0 ? l.score.home : l.score.away);
+    });
+  }
+
+  function tick() {
+    document.querySelectorAll("[data-clock]").forEach(function (n) {
+      Q.setText(n, clockOf(live[n.getAttribute("data-clock")]));
+    });
+  }
+
+  var pending = false;
+  QC.refresh = function () {
+    if (pending || !body) return;
+    pending = true;
+    var url = location.pathname.replace(/\/$/, "") + "/part" + location.search;
+    fetch(url, { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        body.innerHTML = html;
+        readLive();
+        tick();
+        if (QC.onRefresh) QC.onRefresh();
+      })
+      .catch(function () {})
+      .then(function () { pending = false; });
+  };
+
+  function connect() {
+    if (typeof io !== "function") return;
+    var socket = io({ reconnectionDelayMax: 4000 });
+    var joinedBefore = false;
+    function join() { socket.emit("join_competition", { competition: data.competition }); }
+    socket.on("connect", function () {
+      Q.show("net", false);
+      join();
+    });
+    socket.on("disconnect", function () { Q.show("net", true); });
+    socket.on("fixture", function (msg) {
+      if (!msg || !msg.live) return;
+      if (msg.live.server_time_ms) Q.sample(msg.live.server_time_ms);
+      live[msg.fixture] = msg.live;
+      drawFixture(msg.fixture);
+    });
+    socket.on("competition", function () {
+      // The answer to our own join is the page we have: fetch again only after a reconnection.
+      if (!joinedBefore) { joinedBefore = true; return; }
+      QC.refresh();
+    });
+    QC.socket = socket;
+  }
+
+  readLive();
+  tick();
+  setInterval(tick, 500);
+  connect();
+})();

@@ -1,0 +1,190 @@
+/* The organiser's competition page: every form writes through the API with the organiser token.
+ *
+ * The token comes from ?token= once (then kept on this device, as on the matches page) or from the
+ * sign-in form. After each accepted write the page's part is fetched again from the server (one
+ * renderer); the fixture's panel stays open. An error is shown in the form, with the server's field
+ * messages and, for a rule, the rule's number and the explanation in the page's language.
+ * Results that change elsewhere (a match finishing) refresh the page only while no form is being filled.
+ */
+(function () {
+  "use strict";
+  var KEY = "qalisball.organiser";
+  var T = Q.T;
+  var body = Q.$("live-body");
+  var params = new URLSearchParams(location.search);
+  var fromUrl = params.get("token");
+  if (fromUrl) {
+    localStorage.setItem(KEY, fromUrl);
+    params.delete("token"); // keep the secret out of the address bar and of screenshots
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+  }
+  var token = localStorage.getItem(KEY);
+  var dirty = false;
+
+  function signIn() {
+    Q.show("login", !token);
+    document.querySelectorAll("[data-officials]").forEach(function (a) {
+      if (token) a.href = a.getAttribute("data-officials") + "?token=" + encodeURIComponent(token);
+    });
+  }
+  Q.$("login").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    token = ev.target.elements.token.value.trim();
+    if (token) localStorage.setItem(KEY, token);
+    Q.show("login-error", false);
+    signIn();
+  });
+
+  function openPanels() {
+    return Array.prototype.map.call(document.querySelectorAll("details[open]"), function (d) { return d.id; }).filter(Boolean);
+  }
+  var keepOpen = [];
+  QC.onRefresh = function () {
+    keepOpen.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
+    dirty = false;
+    Q.show("stale", false);
+    signIn();
+  };
+  function refresh() {
+    keepOpen = openPanels();
+    QC.refresh();
+  }
+  // Results changed elsewhere: refresh now, unless the organiser is filling a form.
+  var pageRefresh = QC.refresh;
+  QC.refresh = function () {
+    if (dirty) { Q.show("stale", true); return; }
+    keepOpen = openPanels();
+    pageRefresh();
+  };
+  Q.$("reload").addEventListener("click", function () { dirty = false; refresh(); });
+  body.addEventListener("input", function () { dirty = true; });
+
+  function numbers(form, name) {
+    return Array.prototype.filter.call(form.querySelectorAll('input[name="' + name + '"]'), function (i) { return i.checked; })
+      .map(function (i) { return Number(i.value); });
+  }
+  function value(form, name) {
+    var n = form.elements[name];
+    return n ? n.value.trim() : "";
+  }
+  function intOrNull(form, name) {
+    var v = value(form, name);
+    return v === "" ? null : Number(v);
+  }
+
+  /* Each form's request body, from its inputs (null: the form itself found a mistake). */
+  var BODIES = {
+    officials: function (form) {
+      var b = {};
+      ["referee", "assistant1", "assistant2", "scorer"].forEach(function (r) { b[r] = value(form, r) || null; });
+      return b;
+    },
+    lineup: function (form) {
+      var n = Number(form.getAttribute("data-starters"));
+      var b = {};
+      var bad = null;
+      ["home", "away"].forEach(function (side) {
+        var start = numbers(form, side + ".start");
+        var squad = numbers(form, side + ".squad");
+        start.forEach(function (x) { if (squad.indexOf(x) < 0) squad.push(x); });
+        if (start.length !== n) bad = Q.fmt(T.starters_count, { n: n });
+        b[side] = { starting: start, players: squad };
+      });
+      if (bad) { say(form, bad, true); return null; }
+      return b;
+    },
+    forfeit: function (form) {
+      var team = form.elements.team;
+      var label = team.options[team.selectedIndex].text;
+      if (!window.confirm(Q.fmt(T.confirm_forfeit, { team: label }))) return null;
+      return { team: value(form, "team"), reason: value(form, "reason") };
+    },
+    result: function (form) {
+      return { home: intOrNull(form, "home"), away: intOrNull(form, "away"), winner: value(form, "winner") || null, text: value(form, "text") };
+    },
+    protest: function (form) {
+      return { fixture: form.getAttribute("data-fixture"), team: value(form, "team"), text: value(form, "text") };
+    },
+    decision: function (form) {
+      var b = { upheld: form.elements.upheld.checked, text: value(form, "text"), replay: form.elements.replay.checked };
+      var h = intOrNull(form, "home");
+      var a = intOrNull(form, "away");
+      if (h !== null || a !== null) b.result = { home: h, away: a, winner: value(form, "winner") || null };
+      return b;
+    },
+    lots: function (form) {
+      var inputs = Array.prototype.slice.call(form.querySelectorAll('input[name="order"]'));
+      inputs.sort(function (x, y) { return Number(x.value) - Number(y.value); });
+      return { teams: inputs.map(function (i) { return i.getAttribute("data-team"); }), text: value(form, "text") };
+    },
+    official: function (form) {
+      return { name: value(form, "name"), club: value(form, "club") || null };
+    },
+  };
+
+  function say(form, text, bad) {
+    var p = form.querySelector(".form-msg");
+    if (!p) return;
+    p.textContent = text;
+    p.classList.toggle("bad", !!bad);
+  }
+
+  function explain(status, answer) {
+    if (!answer) return T.failed + " (" + status + ")";
+    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
+    var text = answer.message || T.failed;
+    if (answer.error === "rule") {
+      var title = (Q.data.rules || {})[answer.rule];
+      text = Q.fmt(T.refused_rule, { rule: answer.rule }) + (title ? " · " + title : "") + T.colon + answer.message;
+    }
+    if (answer.fields) {
+      text += "\n" + Object.keys(answer.fields).map(function (k) {
+        var v = answer.fields[k];
+        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
+      }).join("\n");
+    }
+    return text;
+  }
+
+  body.addEventListener("submit", function (ev) {
+    var form = ev.target.closest("form.act");
+    if (!form) return;
+    ev.preventDefault();
+    if (!token) { signIn(); say(form, T.token_needed, true); return; }
+    var kind = form.getAttribute("data-form");
+    var payload = BODIES[kind](form);
+    if (payload === null) return;
+    var button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    fetch(form.getAttribute("data-url"), {
+      method: form.getAttribute("data-method") || "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      body: JSON.stringify(payload),
+    })
+      .then(function (r) {
+        return r.json().catch(function () { return null; }).then(function (answer) { return { status: r.status, answer: answer }; });
+      })
+      .then(function (res) {
+        if (button) button.disabled = false;
+        if (res.status === 401 || res.status === 403) { Q.show("login-error", true); Q.show("login", true); }
+        if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+        say(form, kind === "lineup" ? T.match_made : T.saved, false);
+        dirty = false;
+        refresh();
+      })
+      .catch(function () {
+        if (button) button.disabled = false;
+        say(form, T.offline, true);
+      });
+  });
+
+  // A starter is in the squad: ticking one ticks the other.
+  body.addEventListener("change", function (ev) {
+    var box = ev.target;
+    if (!box.name || !/\.start$/.test(box.name) || !box.checked) return;
+    var squad = box.closest("tr").querySelector('input[name$=".squad"]');
+    if (squad) squad.checked = true;
+  });
+
+  signIn();
+})();

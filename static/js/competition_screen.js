@@ -1,0 +1,31 @@
+/* The venue's big screen: live matches, then the standings (and the bracket), then what is next, in turn.
+ * Panels without content are skipped; ?seconds=N sets how long each stays (default 12).
+ */
+(function () {
+  "use strict";
+  var seconds = Q.data.seconds || 12;
+  var index = -1;
+  var current = null;
+
+  function panels() {
+    return Array.prototype.filter.call(document.querySelectorAll(".panel"), function (p) { return !p.hasAttribute("data-empty"); });
+  }
+  function show(name) {
+    var list = panels();
+    if (!list.length) return;
+    var target = list.filter(function (p) { return p.getAttribute("data-panel") === name; })[0] || list[0];
+    document.querySelectorAll(".panel").forEach(function (p) { p.hidden = p !== target; });
+    current = target.getAttribute("data-panel");
+    index = list.indexOf(target);
+    Q.$("dots").innerHTML = list.map(function (p, i) { return '<i class="' + (i === index ? "on" : "") + '"></i>'; }).join("");
+  }
+  function next() {
+    var list = panels();
+    if (!list.length) return;
+    var i = (index + 1) % list.length;
+    show(list[i].getAttribute("data-panel"));
+  }
+  QC.onRefresh = function () { show(current); };
+  show("live");
+  setInterval(next, seconds * 1000);
+})();

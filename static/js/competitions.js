@@ -1,0 +1,148 @@
+/* The competitions page: the organiser keeps teams (one by one or from CSV) and officials, and creates
+ * competitions, through the API with the organiser token kept on this device (as on the matches page).
+ */
+(function () {
+  "use strict";
+  var KEY = "qalisball.organiser";
+  var T = Q.T;
+  var params = new URLSearchParams(location.search);
+  var fromUrl = params.get("token");
+  if (fromUrl) {
+    localStorage.setItem(KEY, fromUrl);
+    params.delete("token");
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+  }
+  var token = localStorage.getItem(KEY);
+
+  function signIn() {
+    document.querySelectorAll(".organiser-only").forEach(function (n) { n.hidden = !token; });
+    Q.show("login", !token);
+  }
+  Q.$("login").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    token = ev.target.elements.token.value.trim();
+    if (token) localStorage.setItem(KEY, token);
+    signIn();
+  });
+
+  function value(form, name) {
+    var n = form.elements[name];
+    return n ? String(n.value).trim() : "";
+  }
+  function num(form, name) {
+    var v = value(form, name);
+    return v === "" ? null : Number(v);
+  }
+  function say(form, text, bad) {
+    var p = form.querySelector(".form-msg");
+    p.textContent = text;
+    p.classList.toggle("bad", !!bad);
+  }
+  /* "2026-12-05T09:00" typed on this device, with this device's UTC offset: the venue's local time. */
+  function withOffset(local) {
+    if (!local) return null;
+    var off = -new Date(local).getTimezoneOffset();
+    var sign = off >= 0 ? "+" : "-";
+    var a = Math.abs(off);
+    return local + (local.length === 16 ? ":00" : "") + sign + ("0" + Math.floor(a / 60)).slice(-2) + ":" + ("0" + (a % 60)).slice(-2);
+  }
+
+  var BODIES = {
+    team: function (form) {
+      var players = [];
+      var bad = [];
+      value(form, "players").split(/\n/).forEach(function (line, i) {
+        var text = line.trim();
+        if (!text) return;
+        // "7 李华", "#7 李华", "7. Alex Chen", and "7 李华 | f" with a gender.
+        var m = text.match(/^#?(\d+)[\s.:：、-]+(.+?)(?:\s*[|｜]\s*(\S+))?$/);
+        if (m) players.push({ number: Number(m[1]), name: m[2].trim(), gender: m[3] || null });
+        else bad.push(Q.fmt(T.err_line, { n: i + 1, line: text }));
+      });
+      if (bad.length) { say(form, bad.join("\n"), true); return null; }
+      return { name: value(form, "name"), club: value(form, "club") || null, color: value(form, "color") || null, players: players };
+    },
+    official: function (form) {
+      return { name: value(form, "name"), club: value(form, "club") || null };
+    },
+    competition: function (form) {
+      var teams = Array.prototype.filter.call(form.querySelectorAll('input[name="teams"]'), function (i) { return i.checked; })
+        .map(function (i) { return i.value; });
+      var fields = value(form, "fields").split(/\n/).map(function (s) { return s.trim(); }).filter(Boolean)
+        .map(function (name) { return { name: name }; });
+      var yellow = num(form, "discipline.yellow_accumulation");
+      return {
+        name: value(form, "name"),
+        format: value(form, "format"),
+        teams: teams,
+        groups: num(form, "groups"),
+        advance: num(form, "advance"),
+        fields: fields,
+        starts_at: withOffset(value(form, "starts_at")),
+        slot_minutes: num(form, "slot_minutes"),
+        match: { starters: num(form, "starters") },
+        points: {
+          win: num(form, "points.win"),
+          shootout_win: num(form, "points.shootout_win"),
+          shootout_loss: num(form, "points.shootout_loss"),
+          loss: num(form, "points.loss"),
+        },
+        discipline: { red_suspension_matches: num(form, "discipline.red_suspension_matches"), yellow_accumulation: yellow },
+        forfeit: {
+          after_minutes: num(form, "forfeit.after_minutes"),
+          score: num(form, "forfeit.score"),
+          voids_all_results: form.elements["forfeit.voids_all_results"].checked,
+        },
+      };
+    },
+  };
+
+  function explain(status, answer) {
+    if (!answer) return T.failed + " (" + status + ")";
+    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
+    var text = answer.message || T.failed;
+    if (answer.fields) {
+      text += "\n" + Object.keys(answer.fields).map(function (k) {
+        var v = answer.fields[k];
+        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
+      }).join("\n");
+    }
+    return text;
+  }
+
+  function send(form, kind, body, contentType) {
+    return fetch(form.getAttribute("data-url"), {
+      method: form.getAttribute("data-method") || "POST",
+      headers: { "Content-Type": contentType, Authorization: "Bearer " + token },
+      body: body,
+    })
+      .then(function (r) {
+        return r.json().catch(function () { return null; }).then(function (answer) { return { status: r.status, answer: answer }; });
+      })
+      .then(function (res) {
+        if (res.status === 401 || res.status === 403) { Q.show("login-error", true); Q.show("login", true); }
+        if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+        say(form, T.saved, false);
+        if (kind === "competition") location.href = location.pathname.replace(/\/$/, "") + "/" + res.answer.id + "/admin";
+        else location.reload();
+      })
+      .catch(function () { say(form, T.offline, true); });
+  }
+
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target.closest("form.act");
+    if (!form) return;
+    ev.preventDefault();
+    var kind = form.getAttribute("data-form");
+    if (kind === "import") {
+      var file = form.elements.file.files[0];
+      if (!file) return;
+      file.arrayBuffer().then(function (buf) { send(form, kind, buf, "text/csv"); });
+      return;
+    }
+    var body = BODIES[kind](form);
+    if (body) send(form, kind, JSON.stringify(body), "application/json");
+  });
+
+  signIn();
+})();
