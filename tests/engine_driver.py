@@ -113,11 +113,11 @@ class EngineMatch:
         assert self.engine_state == before and self.log == log
         return refusal.value
 
-    def refused(self, event: Event, rule: str) -> RuleViolation:
+    def refused(self, event: Event, rule: str, at_ms: int | None = None) -> RuleViolation:
         """``event`` is refused naming ``rule``, and the match is exactly as it was."""
         before, seq = self.engine_state.copy(), self.seq
         with pytest.raises(RuleViolation) as refusal:
-            self.post(event)
+            self.post(event, at_ms)
         assert refusal.value.rule == rule, refusal.value
         assert self.engine_state == before and self.seq == seq, "a refusal changes nothing"
         return refusal.value

@@ -1,0 +1,216 @@
+"""API.md "Match day" (SPEC §9): the HTTP contract of late calls, roster changes, corrections, duplicates,
+the score sheet and notes. The rules themselves are proved at the engine level in
+tests/test_rules_match_day.py; these tests are about what goes over the wire.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
+
+# The smallest valid PNG (1×1, transparent): what a signature pad saves.
+PNG = (
+    "data:image/png;base64,"
+    + base64.b64encode(
+        bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d49444154789c6300010000050001"
+            "0d0a2db40000000049454e44ae426082"
+        )
+    ).decode()
+)
+
+
+@pytest.fixture
+def match(client: FlaskClient, clock: FakeClock) -> MatchDriver:
+    return MatchDriver(client, clock)
+
+
+def live(match: MatchDriver) -> dict[str, Any]:
+    match.kickoff("home", "x0")
+    return match.take()
+
+
+def raw(match: MatchDriver, body: Any, token: str, query: str = "") -> Any:
+    return match.client.post(f"/api/matches/{match.id}/events{query}", json=body, headers=auth(token))
+
+
+def finish(match: MatchDriver) -> None:
+    live(match)
+    match.post({"type": "goal", "team": "home", "player": 3})
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.run_out_half()
+
+
+def test_M3_dry_run_answers_the_state_and_stores_nothing(match: MatchDriver) -> None:
+    live(match)
+    before, log = match.state(), match.events()
+    r = raw(match, {"type": "goal", "team": "home", "player": 3}, match.tokens["assistant1"], "?dry_run=1")
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["dry_run"] is True and body["state"]["score"] == {"home": 1, "away": 0}
+    assert match.state()["seq"] == before["seq"] and match.events() == log
+    # A refusal is answered as the real request would be.
+    r = raw(match, {"type": "restart_taken", "team": "home"}, match.tokens["referee"], "?dry_run=1")
+    assert r.status_code == 409 and r.get_json()["rule"] == "10.1"
+
+
+def test_M3_amend_replaces_the_target_and_the_log_says_so(match: MatchDriver) -> None:
+    live(match)
+    goal = match.post({"type": "goal", "team": "home", "player": 3}, role="assistant1")["seq"]
+    body = {
+        "type": "amend",
+        "target": goal,
+        "event": {"type": "violation", "kind": "player_in_area", "team": "home", "player": 3, "spot": {"x": 38.5, "y": 12.5}},
+        "reason": "disallowed: attacker in the area 进攻队员进入禁区",
+    }
+    answer = match.post(body)
+    assert answer["state"]["score"] == {"home": 0, "away": 0} and answer["state"]["restart"]["team"] == "away"
+    log = match.events()
+    assert log[goal - 1]["voided_by"] == answer["seq"]
+    entry = log[-1]
+    assert entry["type"] == "amend" and entry["target"] == goal and entry["event"]["kind"] == "player_in_area"
+    assert entry["reason"].startswith("disallowed")
+
+
+def test_M3_refused_corrections_cite_D8_with_first_refused(match: MatchDriver) -> None:
+    live(match)
+    goal = match.post({"type": "goal", "team": "home", "player": 3})["seq"]
+    taken = match.post({"type": "restart_taken", "team": "away"})["seq"]
+    before = match.events()
+    r = raw(match, {"type": "amend", "target": goal, "event": {"type": "attack", "team": "home"}}, match.tokens["referee"])
+    assert r.status_code == 409
+    assert r.get_json()["rule"] == "D8" and r.get_json()["first_refused"] == taken
+    assert match.events() == before
+
+
+def test_M3_corrections_name_missing_events_404_and_bad_events_400(match: MatchDriver) -> None:
+    live(match)
+    ref = match.tokens["referee"]
+    r = raw(match, {"type": "amend", "target": 99, "event": {"type": "goal", "team": "home"}}, ref)
+    assert r.status_code == 404
+    r = raw(match, {"type": "insert", "after": 99, "event": {"type": "goal", "team": "home"}}, ref)
+    assert r.status_code == 404
+    r = raw(match, {"type": "amend", "target": 3, "event": {"type": "goal", "team": "nobody"}}, ref)
+    assert r.status_code == 400 and "event.team" in r.get_json()["fields"]
+    r = raw(match, {"type": "amend", "target": 3, "event": {"type": "sign", "as": "referee", "name": "x"}}, ref)
+    assert r.status_code == 400 and "event.type" in r.get_json()["fields"]
+    r = raw(match, {"type": "insert", "after": 3, "event": {"type": "goal", "team": "home", "player": 42}}, ref)
+    assert r.status_code == 400  # no #42 on the roster, as for any event
+    # Only the referee corrects.
+    r = raw(match, {"type": "amend", "target": 3, "event": {"type": "goal", "team": "home"}}, match.tokens["assistant1"])
+    assert r.status_code == 403
+
+
+def test_M4_the_same_goal_from_a_second_official_is_answered_as_a_duplicate(match: MatchDriver) -> None:
+    live(match)
+    first = match.post({"type": "goal", "team": "home", "player": 3}, role="assistant1")
+    r = raw(match, {"type": "goal", "team": "home"}, match.tokens["referee"])
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["duplicate_of"] == first["seq"] and body["by"] == "assistant1"
+    assert body["state"]["score"] == {"home": 1, "away": 0} and len(match.events()) == first["seq"]
+    # Another team's goal is not the same call: the ball is dead, refused (7.1).
+    assert raw(match, {"type": "goal", "team": "away"}, match.tokens["referee"]).status_code == 409
+    # The same official twice is not a duplicate either: 7.1.
+    assert raw(match, {"type": "goal", "team": "home"}, match.tokens["assistant1"]).status_code == 409
+
+
+def test_M4_a_ball_out_seen_by_both_assistants(match: MatchDriver) -> None:
+    live(match)
+    out = {"type": "violation", "kind": "ball_out_side", "team": "home", "spot": {"x": 20, "y": -1}}
+    first = match.post(out, role="assistant1")
+    r = raw(match, {**out, "spot": {"x": 21, "y": -1}}, match.tokens["assistant2"])
+    assert r.status_code == 200 and r.get_json()["duplicate_of"] == first["seq"]
+
+
+def test_M1_at_ms_refusals_cite_M1(match: MatchDriver, clock: FakeClock) -> None:
+    live(match)
+    clock.advance(10_000)
+    r = raw(match, {"type": "goal", "team": "home", "at_ms": 60_000}, match.tokens["assistant1"])
+    assert r.status_code == 409 and r.get_json()["rule"] == "M1"
+    r = raw(match, {"type": "goal", "team": "home", "at_ms": 9_000}, match.tokens["assistant1"])
+    assert r.status_code == 201 and match.events()[-1]["at_ms"] == 9_000
+
+
+def test_M2_roster_answers(match: MatchDriver) -> None:
+    ref, scorer = match.tokens["referee"], match.tokens["scorer"]
+    r = raw(match, {"type": "roster", "team": "home", "add": {"number": 11, "name": "迟到 Late"}}, scorer)
+    assert r.status_code == 201 and r.get_json()["state"]["teams"]["home"]["players"]["11"] == "迟到 Late"
+    r = raw(match, {"type": "roster", "team": "home", "add": {"number": 11, "name": "Again"}}, ref)
+    assert r.status_code == 409 and r.get_json()["rule"] == "M2"
+    r = raw(match, {"type": "roster", "team": "home", "player": 42, "name": "Nobody"}, ref)
+    assert r.status_code == 400  # not on the roster at all
+    r = raw(match, {"type": "roster", "team": "home", "player": 3}, ref)
+    assert r.status_code == 400  # nothing to change
+    r = raw(match, {"type": "roster", "team": "home", "player": 3, "name": "   "}, ref)
+    assert r.status_code == 400
+    r = raw(match, {"type": "roster", "team": "home", "player": 3, "number": 30}, match.tokens["assistant1"])
+    assert r.status_code == 403
+
+
+def test_M6_the_sheet_over_the_wire(match: MatchDriver, client: FlaskClient) -> None:
+    live(match)
+    r = raw(match, {"type": "confirm", "period": 1}, match.tokens["referee"])
+    assert r.status_code == 409 and r.get_json()["rule"] == "M6"
+    match.post({"type": "goal", "team": "home", "player": 3})
+    match.run_out_half()
+    assert match.post({"type": "confirm", "period": 1})["state"]["confirmed"] == [1]
+    assert raw(match, {"type": "confirm", "period": 3}, match.tokens["referee"]).status_code == 400
+    match.post({"type": "period_start"})
+    match.run_out_half()
+    match.post({"type": "confirm", "period": 2})
+    bad = raw(
+        match,
+        {"type": "sign", "as": "home_captain", "name": "李华", "signature": "data:image/png;base64,AAAA"},
+        match.tokens["referee"],
+    )
+    assert bad.status_code == 400 and "signature" in bad.get_json()["fields"]
+    match.post({"type": "sign", "as": "home_captain", "name": "李华", "signature": PNG})
+    match.post({"type": "sign", "as": "away_captain", "name": "Alex Chen", "signature": PNG})
+    s = match.post({"type": "sign", "as": "referee", "name": "Zhang 张", "signature": PNG})["state"]
+    assert s["locked"] is True
+    assert [(x["as"], x["name"]) for x in s["signatures"]] == [
+        ("home_captain", "李华"),
+        ("away_captain", "Alex Chen"),
+        ("referee", "Zhang 张"),
+    ]
+    assert all("signature" not in x and x["at"].endswith("+00:00") for x in s["signatures"])  # the image only in the report
+    r = raw(match, {"type": "note", "text": "late"}, match.tokens["scorer"])
+    assert r.status_code == 409 and r.get_json()["rule"] == "M6"
+    # Only the organiser reopens; the organiser token officiates nothing else.
+    assert raw(match, {"type": "reopen", "reason": "x"}, match.tokens["referee"]).status_code == 403
+    assert raw(match, {"type": "note", "text": "x"}, ADMIN).status_code == 403
+    r = raw(match, {"type": "reopen", "reason": "the scorer's number was wrong"}, ADMIN)
+    assert r.status_code == 201 and r.get_json()["state"]["locked"] is False and r.get_json()["state"]["signatures"] == []
+    assert match.events()[-1]["by"] == "organiser"
+
+
+def test_M7_notes_and_card_reasons(match: MatchDriver) -> None:
+    live(match)
+    match.post({"type": "note", "text": "spectator on the field", "team": "away"}, role="assistant2")
+    match.post({"type": "card", "team": "away", "player": 2, "color": "yellow", "reason": {"code": "dissent", "text": "argued"}})
+    r = raw(
+        match, {"type": "card", "team": "away", "player": 2, "color": "red", "reason": {"code": "rude"}}, match.tokens["referee"]
+    )
+    assert r.status_code == 400 and "reason" in r.get_json()["fields"]
+    r = raw(match, {"type": "note", "text": "x" * 2001}, match.tokens["referee"])
+    assert r.status_code == 400
+    log = match.events()
+    assert log[-1]["reason"] == {"code": "dissent", "text": "argued"} and log[-2]["by"] == "assistant2"
+
+
+def test_M8_the_state_counts_fouls_and_shows_second_yellows(match: MatchDriver) -> None:
+    match.kickoff("away", "x0")
+    match.take()
+    match.post({"type": "foul", "team": "home", "player": 4, "spot": {"x": 20, "y": 10}, "card": "yellow"})
+    match.take()
+    s = match.post({"type": "foul", "team": "home", "player": 4, "spot": {"x": 22, "y": 10}, "card": "yellow"})["state"]
+    home = s["teams"]["home"]
+    assert home["fouls"] == {"4": 2} and home["second_yellow"] == [4] and home["sent_off"] == [4]
