@@ -11,6 +11,7 @@ come from :func:`js_strings` and :func:`vocabulary`, translated here and handed 
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -37,6 +38,17 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_language)
     app.after_request(_remember_query_language)
     app.jinja_env.globals.update(current_language=current_language, html_lang=html_lang)
+
+
+@functools.cache
+def _zh_catalog() -> dict[str, str]:
+    with (SOURCE / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return {str(m.id): str(m.string) for m in read_po(f, locale="zh") if m.id and m.string}
+
+
+def zh(msgid: str) -> str:
+    """The Chinese of a message id outside any request (reports print both languages at once)."""
+    return _zh_catalog().get(msgid, msgid)
 
 
 def select_language() -> str:

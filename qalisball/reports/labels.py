@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import i18n
+from ..rules import catalogue
+
 LANGS = ("en", "zh")
 
 LABELS: dict[str, tuple[str, str]] = {
@@ -142,13 +145,23 @@ LABELS: dict[str, tuple[str, str]] = {
     "away": ("Away", "客队"),
 }
 
-VIOLATION_KINDS = ("ball_out_side", "ball_out_end", "ball_grounded", "ball_in_area", "player_in_area", "caught", "restart")
+# Every violation kind of the event catalogue, in its order; a kind without a report wording above
+# is labelled with the catalogue's label and its translation.
+VIOLATION_KINDS = tuple(v.name for v in catalogue.VIOLATION_KINDS)
 
 
 def label(key: str, lang: str | None = None) -> str:
     """One label: both languages side by side, or the one ``lang`` asks for."""
-    en, zh = LABELS[key]
+    en, zh = pair(key)
     return pick(en, zh, lang)
+
+
+def pair(key: str) -> tuple[str, str]:
+    """A label's English and Chinese: the report's own wording, else the event catalogue's label."""
+    if key in LABELS:
+        return LABELS[key]
+    en = catalogue.violation_label(key)
+    return en, i18n.zh(en)
 
 
 def pick(en: str, zh: str, lang: str | None = None) -> str:
@@ -167,5 +180,5 @@ def text(pair: dict[str, str], lang: str | None = None) -> str:
 
 
 def both(key: str) -> dict[str, Any]:
-    en, zh = LABELS[key]
+    en, zh = pair(key)
     return {"en": en, "zh": zh}

@@ -16,7 +16,7 @@ from ..rules import engine
 from ..rules.common import TEAMS, Team, other_team
 from ..rules.state import HALVES, MatchSetup, MatchState, Restart, initial_state
 from ..store import LogEntry
-from .labels import LABELS, VIOLATION_KINDS
+from .labels import LABELS, VIOLATION_KINDS, pair
 
 SCHEMA = "qalisball-report/1"
 FINAL_PHASES = ("finished", "abandoned")
@@ -556,7 +556,7 @@ def describe(st: Step, setup: MatchSetup, names: dict[Team, dict[int, str]], not
         if f.get("direct"):
             details.append(("direct from the restart", "发球直接得分"))
     elif t == "violation":
-        k_en, k_zh = LABELS[f["kind"]]
+        k_en, k_zh = pair(f["kind"])
         action, subject = (f"Violation, {k_en}", f"违例（{k_zh}）"), who
     elif t == "foul":
         action, subject = ("Foul", "犯规"), who
