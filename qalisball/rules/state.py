@@ -7,9 +7,8 @@ it, so a refused event leaves the caller's state untouched.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from .common import TEAMS, End, Team
 from .field import Field, Point
@@ -190,20 +189,22 @@ class TeamState:
     ma_players: dict[int, int] = field(default_factory=dict)
 
     def copy(self) -> TeamState:
-        return TeamState(
-            on_field=list(self.on_field),
-            roster=dict(self.roster),  # Player is frozen: sharing the values is safe
-            first_numbers=dict(self.first_numbers),
-            sent_off=list(self.sent_off),
-            yellow=list(self.yellow),
-            injured=list(self.injured),
-            replacements_due=self.replacements_due,
-            replacements_carried=self.replacements_carried,
-            fouls=dict(self.fouls),
-            second_yellow=list(self.second_yellow),
-            ma_team=self.ma_team,
-            ma_players=dict(self.ma_players),
-        )
+        d = self.__dict__
+        clone = object.__new__(TeamState)
+        # One dict built at once: the cheapest copy CPython offers (legal_calls copies states ~45 times).
+        clone.__dict__ = {
+            **d,
+            "on_field": d["on_field"][:],
+            "sent_off": d["sent_off"][:],
+            "yellow": d["yellow"][:],
+            "injured": d["injured"][:],
+            "second_yellow": d["second_yellow"][:],
+            "roster": d["roster"].copy(),  # Player is frozen: sharing the values is safe
+            "first_numbers": d["first_numbers"].copy(),
+            "fouls": d["fouls"].copy(),
+            "ma_players": d["ma_players"].copy(),
+        }
+        return clone
 
     @property
     def numbers(self) -> tuple[int, ...]:
@@ -248,13 +249,17 @@ class MatchState:
         Every mutable field must be copied here (``tests/test_rules_foundation.py`` checks that a
         copy shares no mutable object with its original).
         """
-        clone = copy.copy(self)
-        clone.teams = {t: ts.copy() for t, ts in self.teams.items()}
-        clone.clock = copy.copy(self.clock)
-        clone.score = dict(self.score)
-        clone.stoppage = self.stoppage.copy()
-        clone.confirmed = list(self.confirmed)
-        clone.signatures = list(self.signatures)  # Signature is frozen
+        d = self.__dict__
+        clone = object.__new__(MatchState)
+        clone.__dict__ = {
+            **d,
+            "teams": {t: ts.copy() for t, ts in d["teams"].items()},
+            "clock": _blank(Clock, d["clock"]),
+            "score": d["score"].copy(),
+            "stoppage": d["stoppage"].copy(),
+            "confirmed": d["confirmed"][:],
+            "signatures": d["signatures"][:],  # Signature is frozen
+        }
         return clone
 
     def ends(self) -> dict[Team, End] | None:
@@ -269,6 +274,16 @@ class MatchState:
         ends = self.ends()
         assert ends is not None, "ends are known once the coin is tossed"
         return ends[team]
+
+
+T = TypeVar("T")
+
+
+def _blank(cls: type[T], original: T) -> T:
+    """A shallow copy without ``copy.copy``'s reduce protocol (several times faster for a dataclass)."""
+    clone = object.__new__(cls)
+    clone.__dict__.update(original.__dict__)
+    return clone
 
 
 def initial_state(setup: MatchSetup) -> MatchState:
