@@ -296,7 +296,7 @@ export function drawBuilder() {
 /* M8: a player's fouls so far, as a badge on his button. */
 function badges(team, n) {
   const f = foulsOf(team, n);
-  return f ? '<i class="fc" title="' + Q.esc(Q.fmt(T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+  return f ? '<i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
 }
 function cardClass(team, n) {
   const ts = live.view.teams[team];
@@ -345,7 +345,7 @@ function drawWarning() {
   const n = call.picks[0];
   if (call.team && typeof n === "number" && !fixing()) {
     const f = foulsOf(call.team, n);
-    if (call.def.type === "foul" && f) text = Q.fmt(T.fouls_warning, { player: "#" + n, n: f });
+    if (call.def.type === "foul" && f) text = Q.fmt(f === 1 ? T.fouls_warning_one : T.fouls_warning, { player: "#" + n, n: f });
     const yellow = call.def.type === "card" ? call.action === "yellow" : call.options.card === "yellow";
     if (yellow && live.view.teams[call.team].yellow.indexOf(n) >= 0) text += (text ? " · " : "") + Q.fmt(T.second_yellow_warning, { player: "#" + n });
   }

@@ -183,7 +183,7 @@ function drawRosters(s) {
       if ((ts.injured || []).indexOf(n) >= 0) c += " inj";
       // M8: the player's fouls in this match, as a badge.
       const f = (ts.fouls || {})[String(n)] || 0;
-      const badge = f ? ' <i class="fc" title="' + Q.esc(Q.fmt(T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+      const badge = f ? ' <i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
       return '<span class="pl' + c + '" data-player="' + n + '"' + (title ? ' title="' + Q.esc(title) + '"' : "") + ">#" + n + " " + Q.esc(Q.playerName(t, n)) + badge + "</span>";
     }).join("");
     const ma = ts.multi_attack || {};

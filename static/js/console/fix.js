@@ -97,7 +97,7 @@ export function preview(event) {
     return;
   }
   f.event = event;
-  const body = wrap(f, event);
+  const body = wrap(f, event, false); // the reason changes nothing the preview shows
   const key = JSON.stringify(body) + "@" + live.server.seq;
   if (key === f.key) return;
   f.key = key;
@@ -123,10 +123,10 @@ export function refresh() {
   if (f && f.event && f.key && !f.key.endsWith("@" + live.server.seq)) preview(f.event);
 }
 
-function wrap(f, event) {
+function wrap(f, event, withReason) {
   const body = f.mode === "insert" ? { type: "insert", after: f.seq, event: event } : { type: "amend", target: f.seq, event: event };
   const reason = (Q.$("fix-reason").value || "").trim();
-  if (reason) body.reason = reason;
+  if (reason && withReason !== false) body.reason = reason;
   return body;
 }
 
@@ -204,4 +204,3 @@ Q.$("fix-other").addEventListener("click", () => {
   cancel(true);
   choose();
 });
-Q.$("fix-reason").addEventListener("change", () => { const f = live.fix; if (f && f.event) preview(f.event); });

@@ -281,7 +281,7 @@ export function decided(body, s) {
   let msg = after ? "→ " + after : "";
   if (body.type === "foul" && body.player !== null && body.player !== undefined && s.teams[body.team].fouls) {
     const n = s.teams[body.team].fouls[String(body.player)];
-    if (n) msg += (msg ? " · " : "") + Q.fmt(T.fouls_now, { player: "#" + body.player, n: n });
+    if (n) msg += (msg ? " · " : "") + Q.fmt(n === 1 ? T.fouls_now_one : T.fouls_now, { player: "#" + body.player, n: n });
   }
   const ts = body.team && s.teams[body.team];
   const second = !!(ts && (body.type === "card" || body.type === "foul") && (ts.second_yellow || []).indexOf(body.player) >= 0 &&
