@@ -328,6 +328,7 @@ _JS = {
         "Open the new link (its QR code is on the organiser's page)."
     ),
     "token_revoked_queued": _l("{n} calls made here were not sent."),
+    "token_revoked_queued_one": _l("1 call made here was not sent."),
     "reopened": _l("Reopened: the match is provisional again and must be signed again."),
 }
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.browser.conftest import ADMIN, PHONE, SCREEN, Devices, Server, shot
 from tests.browser.helpers import action, console_url, live_match, player, tap_field, team
@@ -262,3 +262,64 @@ def test_devices_the_referee_and_the_organiser_see_the_consoles_and_a_shared_rol
     expect(assistant.locator("#net")).to_have_text("Online", timeout=15_000)
     expect(row).not_to_contain_text("unsent", timeout=15_000)
     assert [e["type"] for e in server.events(match_id)][-1] == "shot_missed"
+
+
+def test_m3_m7_a_missed_call_added_after_an_event_and_a_note_about_another(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    server.post(match_id, tokens["referee"], {"type": "foul", "team": "away", "player": 4, "spot": {"x": 20, "y": 10}})
+    taken, foul = server.state(match_id)["seq"] - 1, server.state(match_id)["seq"]
+    referee = devices.open(console_url(match_id, tokens["referee"]), locale="zh-CN")
+    open_menu(referee, taken, "insert")
+    expect(referee.locator("#fix-banner-text")).to_contain_text(f"在 #{taken} ")
+    action(referee, "shot_missed")
+    team(referee, "home")
+    player(referee, 2)
+    expect(referee.locator("#fix-preview")).to_contain_text("比分不变：0–0")
+    referee.locator("#fix-save").click()
+    expect(referee.locator("#log li").first).to_contain_text(f"补记于第 {taken} 条之后：")
+    inserted = server.events(match_id)[-1]
+    assert inserted["type"] == "insert" and inserted["after"] == taken and inserted["event"]["type"] == "shot_missed"
+    # A note about the foul: its team and player are filled in; a misconduct code is chosen.
+    referee.locator(f'#log li[data-seq="{foul}"] .d').click()
+    referee.locator(f'#log li[data-seq="{foul}"] [data-note-about]').click()
+    expect(referee.locator("#note-player")).to_have_value("4")
+    referee.locator('#note-codes [data-note-code="dangerous_play"]').click()
+    referee.locator("#note-text").fill("鞋钉朝上 studs up")
+    referee.locator("#note-save").click()
+    expect(referee.locator("#log li").first).to_contain_text("鞋钉朝上 studs up")
+    note = server.events(match_id)[-1]
+    assert (note["type"], note["about"], note["team"], note["player"], note["code"]) == (
+        "note",
+        foul,
+        "away",
+        4,
+        "dangerous_play",
+    )
+
+
+def test_devices_a_console_whose_token_stopped_working_says_so_and_sends_nothing_more(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    scorer = devices.open(console_url(match_id, tokens["scorer"]))
+    expect(scorer.locator("#net")).to_have_text("Online")
+    # The token was replaced meanwhile (POST /api/matches/<id>/tokens/<role>): the API answers 401.
+    posted: list[str] = []
+
+    def unauthorized(route: Route) -> None:
+        posted.append(route.request.post_data or "")
+        route.fulfill(status=401, content_type="application/json", body='{"error": "unauthorized", "message": "no"}')
+
+    scorer.route("**/api/matches/*/events", unauthorized)
+    scorer.locator("#clock-input").fill("12:00")
+    scorer.locator("#clock-input").press("Enter")
+    expect(scorer.locator("#revoked")).to_be_visible()
+    expect(scorer.locator("#revoked-msg")).to_contain_text("A new link was issued for the Scorer")
+    expect(scorer.locator("#revoked-msg")).to_contain_text("1 call made here was not sent.")
+    expect(scorer.locator("body")).to_have_class(re.compile(r"\brevoked\b"))
+    # Nothing more is sent: the call stays on the tablet, and a new call is not even queued.
+    scorer.locator("#clock-input").fill("13:00")
+    scorer.locator("#clock-input").press("Enter")
+    scorer.wait_for_timeout(2500)  # the queue retries every 2 s: it must not
+    assert len(posted) == 1
+    queued = scorer.evaluate(f"JSON.parse(localStorage.getItem('qalisball.queue.{match_id}'))")
+    assert [b["elapsed_ms"] for b in queued] == [720_000]
+    assert scorer.evaluate(f"localStorage.getItem('qalisball.token.{match_id}')") is None

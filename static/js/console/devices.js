@@ -94,7 +94,7 @@ export function revoked() {
   if (localStorage.getItem("qalisball.token." + matchId) === token) localStorage.removeItem("qalisball.token." + matchId);
   document.body.classList.add("revoked");
   const n = queue.load().length;
-  Q.setText("revoked-msg", Q.fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + Q.fmt(T.token_revoked_queued, { n: n }) : ""));
+  Q.setText("revoked-msg", Q.fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + Q.fmt(n === 1 ? T.token_revoked_queued_one : T.token_revoked_queued, { n: n }) : ""));
   Q.show("revoked", true);
   if (Q.socket) Q.socket.emit("leave", { match: matchId }); // the server forgets it; the state is followed again as a spectator
   if (Q.socket) Q.socket.emit("join", { match: matchId });
