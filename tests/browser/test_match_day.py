@@ -73,6 +73,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     action(assistant, "goal")
     player(assistant, 3)
     expect(assistant.locator("#notice-title")).to_have_text(f"Goal, {HOME} #3 张伟")
+    expect(assistant.locator("#notice-action")).to_be_hidden()  # only the referee corrects (M3)
     expect(referee.locator("#home-score")).to_have_text("1")
     player(referee, 3)
     expect(referee.locator("#notice")).to_have_class("notice duplicate")
@@ -172,6 +173,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     referee.context.set_offline(False)
     expect(referee.locator("#net")).to_have_text("Online", timeout=15_000)
     expect(referee.locator("#home-score")).to_have_text("2")
+    expect(referee.locator("#notice-action")).to_have_text("Disallow goal")  # offered at once after a goal
     late = server.events(match_id)[-1]
     assert late["type"] == "goal" and 1_796_000 <= late["at_ms"] < 1_800_000
     assert server.state(match_id)["time_up"] is True  # received after the whistle, judged when tapped

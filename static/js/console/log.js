@@ -242,8 +242,18 @@ export function notice(n) {
   Q.setText("notice-rule", n.rule || "");
   Q.setText("notice-title", n.title || "");
   Q.setText("notice-msg", n.msg || "");
+  const act = Q.$("notice-action");
+  noticeAction = n.action || null;
+  Q.setText(act, noticeAction ? noticeAction.label : "");
+  act.hidden = !noticeAction;
   Q.show(box, true);
 }
+let noticeAction = null; // {label, run}: what the notice offers (a goal just logged: disallow it)
+Q.$("notice-action").addEventListener("click", () => {
+  const a = noticeAction;
+  hideNotice();
+  if (a) a.run();
+});
 export function hideNotice() { Q.show("notice", false); }
 Q.$("notice-close").addEventListener("click", hideNotice);
 
@@ -274,8 +284,9 @@ function flattenFields(fields, prefix, out) {
   return out;
 }
 
-/* The engine's decision on an accepted call: what it awarded (and, after a foul, the player's count, M8). */
-export function decided(body, s) {
+/* The engine's decision on an accepted call: what it awarded (and, after a foul, the player's count, M8).
+ * After a goal, the referee may disallow it at once (M3: an amend into the call that voids it). */
+export function decided(body, s, seq) {
   if (!s) return;
   const after = s.restart ? Q.fmt(T.restart_pending, { restart: V.restart[s.restart.type], team: s.teams[s.restart.team].name }) : "";
   let msg = after ? "→ " + after : "";
@@ -286,7 +297,14 @@ export function decided(body, s) {
   const ts = body.team && s.teams[body.team];
   const second = !!(ts && (body.type === "card" || body.type === "foul") && (ts.second_yellow || []).indexOf(body.player) >= 0 &&
     (body.color === "yellow" || body.card === "yellow"));
-  notice({ kind: "decision", rule: "✓", title: describe(body, second), msg: msg });
+  let action = null;
+  if (body.type === "goal" && seq && may.amend && !live.revoked) {
+    action = {
+      label: T.fix_disallow,
+      run: () => fix.begin("disallow", live.log.find((x) => x.seq === seq) || Object.assign({ seq: seq, voided_by: null }, body)),
+    };
+  }
+  notice({ kind: "decision", rule: "✓", title: describe(body, second), msg: msg, action: action });
 }
 
 /* SPEC M4: the same call was already logged by another official: nothing stored, and no error. */

@@ -90,7 +90,7 @@ function answered(body, res, sentAfterOutage, outageOver) {
     duplicate(body, res.data); // SPEC M4: another official logged it first: not an error
   } else if (res.status === 200 || res.status === 201) {
     acceptState(res.data.state);
-    decided(body, res.data.state);
+    decided(body, res.data.state, res.data.seq);
     roster.answered(body, true, "");
   } else {
     refused(res.data, body, sentAfterOutage);
