@@ -436,7 +436,9 @@ function then() { return { legal: live.call.legal }; }
 
 function send() {
   const b = body();
-  if (live.call.at !== undefined) b.at_ms = live.call.at;
+  // Stamped at its first tap; if other calls were logged while it was being finished, just after them
+  // (M1: never earlier than the last call of the half).
+  if (live.call.at !== undefined) b.at_ms = Math.max(live.call.at, hooks.floor());
   cancel();
   hooks.submit(b);
 }

@@ -39,14 +39,17 @@ const UNSTAMPED = new Set(["void", "amend", "insert", "confirm", "sign", "reopen
  * moved on by the calls still waiting in the queue: a clock set, a new half, their own stamps). */
 export function stampOf(view, server, waiting) {
   if (!Q.isHalf(view)) return undefined;
+  const clock = Math.min(Math.round(Q.elapsed(view)), view.clock.length_ms);
+  return Math.max(floorOf(server, waiting), clock);
+}
+export function floorOf(server, waiting) {
   let floor = server.last_at_ms || 0;
   waiting.forEach((b) => {
     if (b.type === "period_start") floor = 0;
     else if (b.type === "clock" && b.action === "set") floor = b.elapsed_ms;
     else if (typeof b.at_ms === "number") floor = Math.max(floor, b.at_ms);
   });
-  const clock = Math.min(Math.round(Q.elapsed(view)), view.clock.length_ms);
-  return Math.max(floor, clock);
+  return floor;
 }
 
 /* A call made: the game clock it was made at (SPEC M1), then the queue. */
@@ -103,6 +106,7 @@ function answered(body, res, sentAfterOutage, outageOver) {
 hooks.submit = submit;
 hooks.redraw = draw;
 hooks.stamp = () => stampOf(live.view, live.server, queue.load());
+hooks.floor = () => floorOf(live.server, queue.load());
 
 /* ---- buttons and keys ----------------------------------------------------------------------- */
 document.querySelectorAll("[data-action]").forEach((b) => {

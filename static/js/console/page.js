@@ -31,8 +31,9 @@ export const live = {
 };
 
 /* Set by main.js: submit(body) queues a call; redraw() draws the view again; stamp() is the game
- * time of a call made now (SPEC M1; undefined outside a half). */
-export const hooks = { submit: null, redraw: null, stamp: () => undefined };
+ * time of a call made now (SPEC M1; undefined outside a half); floor() the earliest a call sent now
+ * may be stamped (the last call of the half, the server's or still queued here). */
+export const hooks = { submit: null, redraw: null, stamp: () => undefined, floor: () => 0 };
 
 export function other(t) { return t === "home" ? "away" : "home"; }
 export function teamName(t) { return t ? D.names[t] : ""; }
