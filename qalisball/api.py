@@ -12,6 +12,7 @@ from flask_babel import gettext
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
+from . import devices
 from .i18n import EVENTS, current_language
 from .rules.common import TEAMS
 from .rules.errors import N_, InvalidEvent, RuleViolation
@@ -136,6 +137,26 @@ def post_event(match_id: str) -> tuple[Response, int]:
     except RuleViolation as exc:
         raise _rule_error(exc, m.setup) from exc
     return jsonify(outcome.body), outcome.status
+
+
+@bp.get("/matches/<match_id>/devices")
+def get_devices(match_id: str) -> Response:
+    """The officials' consoles connected now (API.md "Match day"): organiser or referee token.
+
+    ``[{"role", "device", "connected_at", "last_seen", "queued"}]``, by role; two consoles on one
+    role are both listed (the screens warn about it).
+    """
+    token = bearer_token()
+    m = service().matches.get(match_id)
+    role = m.role_of(token) if m is not None else None
+    if not is_organiser(token):
+        if role is None:
+            raise ApiError(401, "unauthorized", "no token, or a token that is not valid for this match")
+        if role != "referee":
+            raise ApiError(403, "forbidden", f"the {role} may not list the match's devices: the referee or the organiser may")
+    if m is None:
+        raise ApiError(404, "not_found", f"no match {match_id}")
+    return jsonify(devices.listing(devices.registry(), m.id))
 
 
 # A refusal's params that name a team ("home"/"away"), an event type, or an English phrase of the

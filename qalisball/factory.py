@@ -12,6 +12,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from . import competition_api
+from .devices import DeviceRegistry
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -60,7 +61,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         message_queue=app.config["MESSAGE_QUEUE"],
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
     )
-    live = Live(socketio, svc)
+    devices = DeviceRegistry()  # the officials' consoles connected now (API.md "Match day")
+    app.extensions["qalisball_devices"] = devices
+    live = Live(socketio, svc, devices)
     app.extensions["qalisball_live"] = live
     svc.subscribe(live.broadcast)  # the service publishes once the event is on disk
 

@@ -22,7 +22,7 @@ from flask import Flask, Response, request
 from flask_babel import Babel, get_locale
 from flask_babel import lazy_gettext as _l
 
-from .rules.catalogue import CARD_COLORS, CATALOGUE, VIOLATION_KINDS
+from .rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
 from .rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
 
 LANGUAGES = ("zh", "en")
@@ -126,7 +126,7 @@ RESTARTS = {
     "penalty": _l("Penalty"),
 }
 # Event types and their variants: labels from the event catalogue (qalisball/rules/catalogue.py).
-EVENTS = {t.type: _l(t.label) for t in CATALOGUE}
+EVENTS = {t.type: _l(t.label) for t in (*CATALOGUE, *MATCH_DAY)}
 VIOLATIONS = {v.name: _l(v.label) for v in VIOLATION_KINDS}
 ROLES = {
     "referee": _l("Referee"),
@@ -134,6 +134,8 @@ ROLES = {
     "assistant2": _l("Assistant referee 2"),
     "scorer": _l("Scorer"),
 }
+# Who signs the score sheet (SPEC M6): the officials and both captains.
+SIGNERS = {**ROLES, "home_captain": _l("Home team captain"), "away_captain": _l("Away team captain")}
 CLOCK_ACTIONS = {v.name: _l(v.label) for v in CATALOGUE_CLOCK}
 CARDS = {v.name: _l(v.label) for v in CARD_COLORS}
 FOUL_WHERE = {
@@ -151,6 +153,7 @@ def vocabulary() -> dict[str, dict[str, str]]:
         "event": EVENTS,
         "violation": VIOLATIONS,
         "role": ROLES,
+        "signer": SIGNERS,
         "clock": CLOCK_ACTIONS,
         "card": CARDS,
         "where": FOUL_WHERE,
@@ -264,6 +267,81 @@ _JS = {
     "err_ma_teams": _l("Tick the team or teams that hold the opportunities"),
     "err_ma_players": _l("Name the designated players"),
     "organiser_token_rejected": _l("The organiser token was not accepted"),
+    # The match day (SPEC §9): late calls, corrections, rosters, notes, the score sheet, devices.
+    "already_logged": _l("Already logged by {role}"),
+    "second_yellow": _l("Second yellow → sent off"),
+    "second_yellow_warning": _l("{player} already has a yellow card: a second one sends him off"),
+    "fouls_n": _l("{n} fouls"),
+    "fouls_n_one": _l("1 foul"),
+    "fouls_warning": _l("{player} has {n} fouls"),
+    "fouls_warning_one": _l("{player} has 1 foul"),
+    "fouls_now": _l("{player}: {n} fouls in this match"),
+    "fouls_now_one": _l("{player}: 1 foul in this match"),
+    "card_reason": _l("Reason (optional)"),
+    "card_reason_text": _l("In words (optional)"),
+    "sheet_provisional": _l("Provisional"),
+    "sheet_final": _l("Final · locked"),
+    "fix_correct": _l("Correct"),
+    "fix_add_after": _l("Add a missed call after this one"),
+    "fix_disallow": _l("Disallow goal"),
+    "fix_amend_title": _l("Correction: {what}"),
+    "fix_insert_title": _l("Missed call: {what}"),
+    "fix_replaces": _l("Replaces {what}"),
+    "fix_after": _l("After {what}"),
+    "fix_choose_amend": _l("Correcting {what}: choose the call it should have been"),
+    "fix_choose_insert": _l("Missed call after {what}: choose the call"),
+    "fix_choose_option": _l("Choose the options above"),
+    "fix_choose_player": _l("Choose the player"),
+    "fix_no_spot": _l("Without a spot"),
+    "fix_incomplete": _l("Complete the call to see what the correction changes."),
+    "fix_previewing": _l("Asking the server what would change…"),
+    "fix_no_preview": _l("Offline: no preview. The correction can be saved; the server will rule on it when it is sent."),
+    "fix_accepted": _l("The server would accept it:"),
+    "fix_score": _l("Score: {before} → {after}"),
+    "fix_score_same": _l("Score unchanged: {score}"),
+    "fix_restart": _l("Restart now: {before} → {after}"),
+    "fix_restart_same": _l("Restart unchanged: {restart}"),
+    "fix_phase": _l("Phase: {before} → {after}"),
+    "fix_sent_off": _l("Sent off: {player}"),
+    "fix_not_sent_off": _l("No longer sent off: {player}"),
+    "fix_first_refused": _l("First later event that would be refused: {what}"),
+    "log_amend": _l("Corrected #{seq}: {what}"),
+    "log_insert": _l("Added after #{seq}: {what}"),
+    "log_confirm": _l("Score confirmed: {period}"),
+    "log_sign": _l("Signed: {who}, {name}"),
+    "captain_of": _l("Captain of {team}"),
+    "roster_add": _l("{team} adds #{number} {name} (bench)"),
+    "roster_number": _l("Shirt number"),
+    "roster_name": _l("Name"),
+    "roster_was": _l("was #{number}"),
+    "roster_save": _l("Save"),
+    "roster_bad_number": _l("Type a shirt number (0–999)"),
+    "roster_bad_name": _l("Type the player's name"),
+    "roster_unchanged": _l("Nothing changed"),
+    "roster_sent": _l("Sending…"),
+    "roster_saved": _l("Saved: every console shows it now"),
+    "note_about": _l("Note"),
+    "note_about_event": _l("About {what}"),
+    "note_match": _l("The match"),
+    "note_no_player": _l("No player"),
+    "confirm_prompt": _l("The {period} has ended: confirm its score"),
+    "confirm_prompt_score": _l("The {period} has ended: confirm the score {home}–{away}"),
+    "sign": _l("Sign"),
+    "sign_title": _l("Signature: {who}"),
+    "sign_too_large": _l("The signature is too large: clear it and sign smaller"),
+    "device_default": _l("Tablet {id}"),
+    "device_queued": _l("{n} unsent"),
+    "device_nothing_queued": _l("nothing waiting"),
+    "device_seen": _l("seen {time}"),
+    "device_none": _l("not connected"),
+    "devices_shared": _l("{n} consoles are open as {role}: check which tablet is the right one."),
+    "token_revoked": _l(
+        "A new link was issued for the {role}: this tablet's link no longer works and it sends nothing more. "
+        "Open the new link (its QR code is on the organiser's page)."
+    ),
+    "token_revoked_queued": _l("{n} calls made here were not sent."),
+    "token_revoked_queued_one": _l("1 call made here was not sent."),
+    "reopened": _l("Reopened: the match is provisional again and must be signed again."),
 }
 
 

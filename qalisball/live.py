@@ -1,39 +1,88 @@
 """Socket.IO: live state for scoreboards, consoles and phones (API.md "Live updates").
 
-Clients send only ``join`` (and ``leave``); nothing sent over the socket changes a match — changes
-come through the HTTP API, which calls ``broadcast`` once the event is committed.
+Clients send ``join`` (and ``leave``); officials' consoles also send ``status``. Nothing sent over
+the socket changes a match — changes come through the HTTP API, which calls ``broadcast`` once the
+event is committed. Consoles that join with their role token are listed in the device registry
+(``devices.py``, API.md "Match day"); ``revoke_role`` tells them when their token stops working.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from flask import request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
+from .devices import DeviceRegistry, clean_device, clean_queued
 from .service import MatchService, NotFound
 
 
 class Live:
-    def __init__(self, socketio: SocketIO, svc: MatchService) -> None:
+    def __init__(self, socketio: SocketIO, svc: MatchService, devices: DeviceRegistry | None = None) -> None:
         self.socketio = socketio
         self.svc = svc
+        self.devices = devices if devices is not None else DeviceRegistry()
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
+        socketio.on_event("status", self.on_status)
+        socketio.on_event("disconnect", self.on_disconnect)
 
     def on_join(self, data: Any) -> None:
-        """Sent by any client: ``{"match": id}``; answered at once with ``state``."""
+        """Sent by any client: ``{"match": id}``; answered at once with ``state``.
+
+        An official's console adds ``"token"`` (its role token) and ``"device"`` (its label), and may
+        add ``"queued"`` (its unsent calls): it is then listed among the match's devices. A token that
+        is not valid for the match is answered with ``error`` ``unauthorized`` (a revoked token, for
+        example); the client still gets the state, as a spectator would.
+        """
         match_id = data.get("match") if isinstance(data, dict) else None
         try:
             m = self.svc.get(str(match_id))
         except NotFound:
             emit("error", {"error": "not_found", "message": f"no match {match_id}"})
             return
+        token = data.get("token") if isinstance(data, dict) else None
+        role = m.role_of(token) if isinstance(token, str) else None
+        sid: str = request.sid  # type: ignore[attr-defined]
+        if role is None:
+            self.devices.leave(sid)
+            if token:
+                emit("error", {"error": "unauthorized", "message": "this token is not valid for this match"})
+        else:
+            assert isinstance(data, dict)
+            device, queued = clean_device(data.get("device")), clean_queued(data.get("queued"))
+            self.devices.join(sid, m.id, role, device, self.svc.clock(), queued)
         join_room(m.id)
         emit("state", self.svc.state(m))
 
     def on_leave(self, data: Any) -> None:
         if isinstance(data, dict) and data.get("match"):
             leave_room(str(data["match"]))
+            self.devices.leave(request.sid)  # type: ignore[attr-defined]
+
+    def on_status(self, data: Any) -> None:
+        """Sent by a joined console: ``{"queued": n}`` (and optionally a new ``"device"`` label).
+
+        Unanswered; a connection that did not join with a valid token is ignored.
+        """
+        if not isinstance(data, dict):
+            return
+        device = clean_device(data.get("device")) or None
+        self.devices.status(request.sid, self.svc.clock(), clean_queued(data.get("queued")), device)  # type: ignore[attr-defined]
+
+    def on_disconnect(self, reason: Any = None) -> None:
+        self.devices.leave(request.sid)  # type: ignore[attr-defined]
+
+    def revoke_role(self, match_id: str, role: str) -> int:
+        """A role's token was replaced: tell its consoles (``token_revoked`` ``{"role"}``) and forget them.
+
+        To be called once the new token is stored (``POST /api/matches/<id>/tokens/<role>``). The
+        consoles stay in the room as spectators; they stop sending. Returns how many were told.
+        """
+        gone = self.devices.forget_role(match_id, role)
+        for sid in gone:
+            self.socketio.emit("token_revoked", {"role": role}, to=sid)
+        return len(gone)
 
     def broadcast(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
         """After a committed event: the log entry, then the new state, to everyone in the room."""

@@ -27,7 +27,7 @@ from marshmallow import ValidationError
 
 from . import i18n, rulebook
 from .field_svg import field_svg
-from .rules import catalogue
+from .rules import catalogue, corrections
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
@@ -164,8 +164,17 @@ def _is_loopback(url: str) -> bool:
     return host == "localhost" or host.endswith(".localhost") or host == "::1" or host.startswith("127.")
 
 
-def _roster(m: Match) -> dict[str, dict[str, str]]:
-    return {t: {str(p.number): p.name for p in m.setup.team(t).players} for t in TEAMS}
+def _roster(state: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Shirt number → name per team, as the rosters are now (SPEC M2: late players, renames,
+    renumbers); a renumbered player's first number still names him, for the events logged before."""
+    roster: dict[str, dict[str, str]] = {}
+    for t in TEAMS:
+        ts = state["teams"][t]
+        names = dict(ts["players"])
+        for now, first in ts["renumbered"].items():
+            names.setdefault(str(first), ts["players"][now])
+        roster[t] = names
+    return roster
 
 
 def _common(m: Match) -> dict[str, Any]:
@@ -175,12 +184,12 @@ def _common(m: Match) -> dict[str, Any]:
     return {
         "m": m,
         "state": state,
-        "roster": _roster(m),
+        "roster": _roster(state),
         "vocab": i18n.vocabulary(),
         "page": {
             "match": m.id,
             "state": state,
-            "roster": _roster(m),
+            "roster": _roster(state),
             "strings": i18n.js_strings(),
             "vocab": i18n.vocabulary(),
             "lang": lang,
@@ -289,7 +298,13 @@ def officials(match_id: str) -> tuple[str, int] | str:
         scoreboard=_external("pages.scoreboard", match_id=m.id),
         overlay=_external("pages.scoreboard", match_id=m.id, overlay=1),
         vocab=i18n.vocabulary(),
-        page={"strings": i18n.js_strings(), "lang": i18n.current_language()},
+        page={
+            "match": m.id,
+            "state": service().state(m),
+            "strings": i18n.js_strings(),
+            "vocab": i18n.vocabulary(),
+            "lang": i18n.current_language(),
+        },
     )
 
 
@@ -306,6 +321,8 @@ def console(match_id: str) -> tuple[str, int] | str:
     allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
     keys = {c["call"]: c["key"] for c in calls if c["key"] and c["type"] != "clock"}  # the clock's keys are the console's own
     lang = ctx["page"]["lang"]
+    # The match day's events (SPEC §9) this role may post (the catalogue's "who").
+    matchday = {t: catalogue.may_log(role, t) for t in ("roster", "amend", "insert", "note", "confirm", "sign")}
     ctx["page"].update(
         role=role,
         token=token,
@@ -321,6 +338,9 @@ def console(match_id: str) -> tuple[str, int] | str:
         names={t: m.setup.team(t).name for t in TEAMS},
         multi_attack=m.data["rules"]["multi_attack"],
         rounds=m.setup.rules.shootout_rounds,
+        matchday=matchday,
+        codes=[{"code": c.name, "label": gettext(c.label)} for c in catalogue.MISCONDUCT_CODES],
+        officials=m.data.get("officials", {}),
     )
     field = field_svg(
         m.setup.field,
@@ -328,7 +348,9 @@ def console(match_id: str) -> tuple[str, int] | str:
         colors={t: m.setup.team(t).color for t in TEAMS},
         title=str(_field_title()),
     )
-    return render_template("console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, **ctx)
+    return render_template(
+        "console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, matchday=matchday, **ctx
+    )
 
 
 def _field_title() -> str:
@@ -350,7 +372,7 @@ def scoreboard(match_id: str) -> str:
 def spectator(match_id: str) -> str:
     m = _match(match_id)
     ctx = _common(m)
-    entries = [e for e in service().log(m) if _on_timeline(e)]
+    entries = timeline(m)
     # A kick's points and taker are the shootout's, in order (the log entry names only team and result).
     kicks = iter((ctx["state"]["shootout"] or {}).get("kicks", []))
     for i, e in enumerate(entries):
@@ -362,6 +384,20 @@ def spectator(match_id: str) -> str:
     return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
 
 
-def _on_timeline(e: dict[str, Any]) -> bool:
-    """The log entries the spectator's timeline shows (the catalogue says which)."""
-    return e["voided_by"] is None and catalogue.on_timeline(e["type"], e)
+def timeline(m: Match) -> list[dict[str, Any]]:
+    """The events the spectator's timeline shows, in order (the catalogue says which).
+
+    They are the events the state is the replay of (``corrections.effective_log``, SPEC D8, M3): a
+    corrected event as corrected, a missed call added at its place, nothing voided. A yellow card that
+    is a player's second is marked ``second_yellow`` (SPEC M8: shown as the sending-off it is).
+    """
+    entries = [e.public() for e in corrections.effective_log(m.log)]
+    shown = [e for e in entries if catalogue.on_timeline(e["type"], e)]
+    yellows: dict[tuple[str, int], int] = {}
+    for e in shown:
+        if (e["type"] == "card" and e.get("color") == "yellow") or (e["type"] == "foul" and e.get("card") == "yellow"):
+            key = (e["team"], e.get("player"))
+            yellows[key] = yellows.get(key, 0) + 1
+            if yellows[key] == 2:
+                e["second_yellow"] = True
+    return shown

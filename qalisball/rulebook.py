@@ -127,6 +127,18 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    # The match day and one engine (SPEC §9, issues 10–11): docs/decisions.md D32–D39.
+    "D32": ("迟报判罚的时间可比服务器计时晚0.5秒以内", "A call may be stamped up to 0.5 s after the server's clock"),
+    "D33": (
+        "结束半场、设置计时和记分表事件按收到时裁定",
+        "Ending a half, setting the clock and the sheet's events are judged when received",
+    ),
+    "D34": ("更正事件在被更正事件的位置和时间裁定", "A correction is judged at the place and time of what it corrects"),
+    "D35": ("重复判罚的认定忽略备注", "A duplicate call ignores notes in between"),
+    "D36": ("每人签字一次，主裁判最后签字并锁定", "Each signs once; the referee signs last and locks the match"),
+    "D37": ("改号后的球员在所有记录中使用新号码", "A renumbered player carries his new number everywhere"),
+    "D38": ("只有罚球须指定发球队员", "Only a penalty needs its taker named"),
+    "D39": ("可判项目以代表性事件向规则引擎询问", "What may be called is asked of the engine with a representative event"),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),

@@ -29,7 +29,21 @@ def test_console_scripts_are_static_files_and_its_code_an_es_module(client: Flas
     inline = [attrs for attrs, body in scripts if body.strip() and 'type="application/json"' not in attrs]
     assert not inline, "only page data may be inline"
     assert '<script type="module" src="/static/js/console/main.js"></script>' in html
-    for name in ("main", "page", "legal", "queue", "forecast", "builder", "draw", "log"):
+    for name in (
+        "main",
+        "page",
+        "legal",
+        "queue",
+        "forecast",
+        "builder",
+        "draw",
+        "log",
+        "fix",
+        "roster",
+        "notes",
+        "sheet",
+        "devices",
+    ):
         with client.get(f"/static/js/console/{name}.js") as r:
             assert r.status_code == 200 and "javascript" in r.mimetype, name
 

@@ -45,6 +45,25 @@
     var r = (Q.data.roster || {})[team] || {};
     return r[String(n)] || "";
   };
+  /* The rosters as they are now (SPEC M2: late players, renames, renumbers), from a state's `players`;
+     a renumbered player's first number still names him, for the events logged before. */
+  Q.setRoster = function (state) {
+    if (!state || !state.teams) return;
+    var roster = {};
+    ["home", "away"].forEach(function (t) {
+      var ts = state.teams[t];
+      if (!ts || !ts.players) { roster[t] = (Q.data.roster || {})[t] || {}; return; }
+      var r = {};
+      Object.keys(ts.players).forEach(function (n) { r[n] = ts.players[n]; });
+      Object.keys(ts.renumbered || {}).forEach(function (n) {
+        var first = String(ts.renumbered[n]);
+        if (!(first in r)) r[first] = ts.players[n];
+      });
+      roster[t] = r;
+    });
+    Q.data.roster = roster;
+  };
+  Q.setRoster(Q.data.state);
   Q.player = function (team, n) {
     if (n === null || n === undefined) return "";
     var name = Q.playerName(team, n);
@@ -134,9 +153,26 @@
       }
     });
     ts.sent_off.forEach(function (n) {
-      out += '<span class="card red" title="' + Q.esc(Q.V.card.red) + '">' + n + "</span>";
+      // SPEC M8: a second yellow is shown as what it is, a sending-off.
+      var second = (ts.second_yellow || []).indexOf(n) >= 0;
+      var title = second ? Q.T.second_yellow : Q.V.card.red;
+      out += '<span class="card red' + (second ? " second" : "") + '" title="' + Q.esc(title) + '" aria-label="' + Q.esc(title + " #" + n) + '">' + n + "</span>";
     });
     return out;
+  };
+  /* The score sheet (SPEC M6): provisional until the referee signs, then final and locked. */
+  Q.sheetText = function (state) {
+    if (state.locked) return Q.T.sheet_final;
+    if (state.phase === "finished" || state.phase === "abandoned") return Q.T.sheet_provisional;
+    return "";
+  };
+  Q.drawSheet = function (state) {
+    var n = Q.$("sheet");
+    if (!n) return;
+    var text = Q.sheetText(state);
+    Q.setText(n, text);
+    n.hidden = !text;
+    n.className = "sheet " + (state.locked ? "locked" : "provisional");
   };
   /* The part of the scoreboard and the phone page that is the same: phase class, names, scores,
      who has the ball, cards, phase, pending restart, multi-attack counters, shootout, result. */
@@ -148,6 +184,12 @@
       Q.setText(t + "-score", s.score[t]);
       Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
       Q.setHtml(t + "-cards", Q.cardsHtml(s.teams[t]));
+      var second = Q.$(t + "-second"); // the scoreboard says it in words too (SPEC M8)
+      if (second) {
+        var sy = s.teams[t].second_yellow || [];
+        Q.setText(second, sy.map(function (n) { return "#" + n + " " + Q.T.second_yellow; }).join(" · "));
+        second.hidden = !sy.length;
+      }
     });
     Q.setText("phase", Q.V.phase[s.phase]);
     Q.setText("restart", Q.restartText(s));
@@ -158,6 +200,7 @@
       Q.setHtml("so-board", Q.shootoutHtml(s));
       Q.setText("so-next", Q.nextKickText(s));
     }
+    Q.drawSheet(s);
     Q.show("result", !!s.winner);
     // The report (provisional during the match, reports/__init__.py) once the match has begun.
     Q.show("report-link", s.phase !== "scheduled");
@@ -202,18 +245,30 @@
   };
 
   /* ---- live connection ------------------------------------------------------------------ */
-  /* Calls handlers.state(state), handlers.event(entry), handlers.status(connected). */
+  /* Calls handlers.state(state), handlers.event(entry), handlers.status(connected); an official's
+     console adds handlers.join() (what its join carries: token, device label, queue size) and
+     handlers.revoked(role) (its token no longer works: API.md "Match day", Devices). */
   Q.connect = function (matchId, handlers) {
     if (typeof io !== "function") return null;
     var socket = io({ reconnectionDelayMax: 4000 });
-    function join() { socket.emit("join", { match: matchId }); }
+    function join() {
+      var extra = handlers.join ? handlers.join() : {};
+      var data = { match: matchId };
+      Object.keys(extra || {}).forEach(function (k) { data[k] = extra[k]; });
+      socket.emit("join", data);
+    }
     socket.on("connect", function () { join(); if (handlers.status) handlers.status(true); });
     socket.on("disconnect", function () { if (handlers.status) handlers.status(false); });
     socket.on("state", function (s) {
       Q.sample(s.server_time_ms);
+      Q.setRoster(s);
       if (handlers.state) handlers.state(s);
     });
     socket.on("event", function (e) { if (handlers.event) handlers.event(e); });
+    socket.on("token_revoked", function (d) { if (handlers.revoked) handlers.revoked(d && d.role); });
+    socket.on("error", function (d) {
+      if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
+    });
     setInterval(function () { if (socket.connected) join(); }, 30000);
     Q.socket = socket;
     Q.rejoin = join;

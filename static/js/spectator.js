@@ -1,11 +1,81 @@
-/* The spectator's phone: score, clock, phase and the timeline (goals, cards, substitutions), live. */
+/* The spectator's phone: score, clock, phase and the timeline (goals, cards, substitutions), live.
+ * The timeline is the events the match is the replay of: a corrected event as corrected, a missed call
+ * at its place, nothing voided (as pages.timeline, from qalisball/rules/corrections.py); a yellow card
+ * that is a player's second reads "second yellow → sent off" (SPEC M8). */
 (function () {
   "use strict";
   var state = Q.data.state;
-  var ON_TIMELINE = { goal: 1, card: 1, substitution: 1, period_start: 1, period_end: 1, shootout_kick: 1, abandon: 1 };
+  var ON_TIMELINE = { goal: 1, card: 1, substitution: 1, period_start: 1, period_end: 1, shootout_kick: 1, abandon: 1, reopen: 1 };
+  // Changes that move or rename what is already shown: the timeline is rebuilt from the log.
+  var REBUILD = { void: 1, amend: 1, insert: 1, roster: 1 };
+  var yellows = {}; // "team#player" → yellow cards shown so far
 
   function onTimeline(e) {
     return ON_TIMELINE[e.type] || (e.type === "foul" && e.card);
+  }
+  function isYellow(e) { return (e.type === "card" && e.color === "yellow") || (e.type === "foul" && e.card === "yellow"); }
+  /* Count e's yellow; mark it when it is the player's second. */
+  function countYellow(e) {
+    if (!isYellow(e)) return;
+    var k = e.team + "#" + e.player;
+    yellows[k] = (yellows[k] || 0) + 1;
+    if (yellows[k] === 2) e.second_yellow = true;
+  }
+
+  /* The log as the events the state is the replay of (corrections.effective_log). */
+  function effective(log) {
+    var bySeq = {}, inserts = {}, out = [];
+    log.forEach(function (e) {
+      bySeq[e.seq] = e;
+      if (e.type === "insert") (inserts[e.after] = inserts[e.after] || []).push(e);
+    });
+    function current(row) {
+      var cur = row;
+      while (cur.voided_by !== null && cur.voided_by !== undefined) {
+        var by = bySeq[cur.voided_by];
+        if (!by || by.type === "void") return null;
+        var undo = by.voided_by !== null && by.voided_by !== undefined ? bySeq[by.voided_by] : null;
+        if (undo && undo.type === "void") break; // the amend was undone: what it replaced stands again
+        cur = by;
+      }
+      return cur;
+    }
+    function asEvent(row, place) {
+      if (row.type !== "amend" && row.type !== "insert") return row;
+      var e = {};
+      Object.keys(row).forEach(function (k) { e[k] = row[k]; });
+      Object.keys(row.event).forEach(function (k) { e[k] = row.event[k]; });
+      e.at_ms = row.event.at_ms !== undefined ? row.event.at_ms : place ? place.at_ms : null;
+      return e;
+    }
+    function seqsOf(row) {
+      var seqs = [row.seq], cur = row;
+      while (cur.voided_by !== null && cur.voided_by !== undefined && bySeq[cur.voided_by] && bySeq[cur.voided_by].type === "amend") {
+        cur = bySeq[cur.voided_by];
+        seqs.push(cur.seq);
+      }
+      return seqs;
+    }
+    function placeInserts(seqs, anchor) {
+      seqs.forEach(function (seq) {
+        (inserts[seq] || []).forEach(function (ins) {
+          var now = current(ins);
+          if (!now) return;
+          var e = asEvent(now, anchor);
+          out.push(e);
+          placeInserts(seqsOf(ins), e);
+        });
+      });
+    }
+    placeInserts([0], null);
+    log.forEach(function (row) {
+      if (row.type === "void" || row.type === "amend" || row.type === "insert") return;
+      var now = current(row);
+      var e = now ? asEvent(now, row) : null;
+      if (e) out.push(e);
+      placeInserts(seqsOf(row), e || row);
+    });
+    return out;
   }
 
   function item(e) {
@@ -13,6 +83,8 @@
     var what;
     if (e.type === "goal") {
       what = "⚽ " + Q.esc(Q.V.event.goal) + " · " + name(e.team) + (e.player !== null && e.player !== undefined ? " " + Q.esc(Q.player(e.team, e.player)) : "");
+    } else if ((e.type === "card" || e.type === "foul") && e.second_yellow) {
+      what = '<span class="card yellow"></span><span class="card red"></span>' + Q.esc(Q.T.second_yellow) + " · " + name(e.team) + " " + Q.esc(Q.player(e.team, e.player));
     } else if (e.type === "card" || e.type === "foul") {
       var color = e.color || e.card;
       what = '<span class="card ' + color + '"></span>' + Q.esc(Q.V.card[color]) + " · " + name(e.team) + " " + Q.esc(Q.player(e.team, e.player));
@@ -29,10 +101,12 @@
       what = "■ " + Q.esc(Q.T.half_ended);
     } else if (e.type === "abandon") {
       what = Q.esc(Q.V.phase.abandoned) + ": " + Q.esc(e.reason);
+    } else if (e.type === "reopen") {
+      what = Q.esc(Q.V.event.reopen) + ": " + Q.esc(e.reason);
     } else {
       what = Q.esc(Q.V.event[e.type] || e.type);
     }
-    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.color || e.card) : "");
+    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.second_yellow ? "red tl-second" : e.color || e.card) : "");
     return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
       (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what">' + what + "</span></li>";
   }
@@ -60,36 +134,41 @@
     if (e.seq > logSeq + 1) reload();
     logSeq = Math.max(logSeq, e.seq);
     var list = Q.$("timeline");
-    if (e.type === "void") {
-      var gone = list.querySelector('[data-seq="' + e.target + '"]');
-      if (gone) gone.remove();
+    if (REBUILD[e.type]) {
+      reload();
     } else if (e.type === "shootout_kick") {
       pendingKicks.push(e);
     } else if (onTimeline(e) && !list.querySelector('[data-seq="' + e.seq + '"]')) {
+      countYellow(e);
       list.insertAdjacentHTML("afterbegin", item(e));
     }
     Q.show("timeline-empty", !list.children.length);
   }
 
   /* Events were missed (before joining, or while disconnected): rebuild the timeline from the log. */
-  var reloading = false;
+  var reloading = false, again = false;
   function reload() {
-    if (reloading) return;
+    if (reloading) { again = true; return; } // asked while a fetch runs: fetch once more after it
     reloading = true;
+    again = false;
     fetch("/api/matches/" + encodeURIComponent(Q.data.match) + "/events")
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (log) {
         if (!log) return;
         if (log.length) logSeq = Math.max(logSeq, log[log.length - 1].seq);
-        var shown = log.filter(function (e) { return e.voided_by === null && onTimeline(e); });
+        var shown = effective(log).filter(onTimeline);
+        yellows = {};
+        shown.forEach(countYellow);
         annotateKicks(shown.filter(function (e) { return e.type === "shootout_kick"; }), state);
         var html = shown.reverse().map(item).join("");
         Q.setHtml("timeline", html);
         Q.show("timeline-empty", !html);
       })
       .catch(function () {})
-      .then(function () { reloading = false; });
+      .then(function () { reloading = false; if (again) reload(); });
   }
+
+  (Q.data.log || []).forEach(function (e) { if (isYellow(e)) { var k = e.team + "#" + e.player; yellows[k] = (yellows[k] || 0) + 1; } });
 
   Q.connect(Q.data.match, {
     state: function (s) {

@@ -3,11 +3,16 @@
  * call asks for comes from its fields there (`params`, and `spot`: whether the schema needs one).
  * Which teams and players may be named comes from the state's `legal`: a refused choice is greyed
  * with the engine's reason. The server rules on what is sent.
+ *
+ * The same builder corrects the past (SPEC M3, fix.js): while `live.fix` is set it is filled in from
+ * the logged event, greys nothing (`legal` is about now, not then), offers every player of the
+ * roster, and never sends: each change asks fix.js for the server's preview, and fix.js saves.
  */
-import { CALLS, Q, T, TEAMS, V, hooks, live, other, teamName } from "./page.js";
+import { CALLS, D, Q, T, TEAMS, V, hooks, live, other, teamName } from "./page.js";
 import { cameOn, onlyTeam, reasonText, takerRequired, verdict } from "./legal.js";
 import { drawField } from "./draw.js";
 import { notice, refusedHere } from "./log.js";
+import * as fix from "./fix.js";
 
 /* How the builder asks (layout, not rules): the prompt for the tap on the field, whether to
  * preselect the team with the ball, calls whose spot the builder does not ask for, and the options
@@ -59,6 +64,12 @@ function options() {
 }
 function textParam() { return params("text")[0] || null; }
 function stage() { return picks().length > 1 && live.call.picks[0] !== undefined ? 2 : 1; }
+function fixing() { return !!live.fix; }
+/* A card's reason (SPEC M7): for a card, and for a foul shown with one. */
+function asksReason() {
+  const call = live.call;
+  return call.def.params.some((p) => p.kind === "reason") && (call.def.type === "card" || !!call.options.card);
+}
 
 /* Whether the call waits for a tap on the field: the schema needs the spot, or the ball is (or may
  * be, while calls wait) in play. */
@@ -66,6 +77,7 @@ export function needsSpot() {
   const call = live.call;
   if (!call || !call.def || call.def.spot === "none") return false;
   if (call.def.spot === "required") return true;
+  if (fixing()) return ask().tap !== false; // what happened then: a spot can always be given
   const s = live.view;
   return ask().tap !== false && (s.ruling || (Q.isHalf(s) && s.ball === "live" && !Q.timeUp(s)));
 }
@@ -78,6 +90,7 @@ function pickTeam(p) {
 function candidates(p, team) {
   if (!team) return [];
   const ts = live.view.teams[team];
+  if (fixing()) return rosterNumbers(ts); // who was on the field then is the replay's to judge
   if ((PICK[p.name] || {}).from === "bench") return ts.bench.slice();
   if (live.call.def.type === "card") return ts.on_field.concat(ts.bench);
   return ts.on_field.slice();
@@ -89,7 +102,7 @@ function candidates(p, team) {
 function blocked(p) {
   const call = live.call, s = live.view;
   const none = { players: [], why: "" };
-  if (!call.team || p !== picks()[0]) return none;
+  if (fixing() || !call.team || p !== picks()[0]) return none;
   if (call.def.type === "restart_taken") {
     const off = cameOn(s, call.team);
     return { players: off, why: off.length ? Q.fmt(T.came_on, { players: off.map((n) => Q.player(call.team, n)).join(T.sep) }) : "" };
@@ -104,44 +117,95 @@ function blocked(p) {
  * replacement for nobody; while calls wait, when the team is short. */
 function mayPickNone(p) {
   if (!p.nullable) return false;
+  if (fixing()) return true;
   if (p.name !== "out") return !pickRequired(p);
   const s = live.view, team = live.call.team;
   const v = verdict(s, "bring_on", team);
   return v.ok === true || (v.ok === null && s.teams[team].on_field.length < (s.starters || 0));
 }
 function pickRequired(p) {
-  if (live.call.def.type === "restart_taken") return takerRequired(live.view);
+  if (live.call.def.type === "restart_taken") return !fixing() && takerRequired(live.view);
   return p.required && !p.nullable;
 }
 
+/* The shirt numbers of a team's roster now (late players included, SPEC M2), in order. */
+export function rosterNumbers(ts) {
+  const numbers = ts.players ? Object.keys(ts.players).map(Number) : ts.on_field.concat(ts.bench, ts.sent_off);
+  return numbers.filter((n, i) => numbers.indexOf(n) === i).sort((a, b) => a - b);
+}
+
 /* ---- starting, drawing, finishing ---------------------------------------------------------------- */
-export function start(action) {
+/* `prefill`: a logged event's body, when correcting it (fix.js). */
+export function start(action, prefill) {
   const s = live.view;
-  const v = verdict(s, action, null);
   const def = CALLS[action];
-  if (v.ok === false) { refusedHere(def ? def.label : action, v.reason); return; }
-  if (action === "pause" || action === "resume") { hooks.submit({ type: "clock", action: action }); return; }
-  if (action === "set") { setClock(); return; }
+  if (!fixing()) {
+    const v = verdict(s, action, null);
+    if (v.ok === false) { refusedHere(def ? def.label : action, v.reason); return; }
+    if (action === "pause" || action === "resume") { hooks.submit({ type: "clock", action: action }); return; }
+    if (action === "set") { setClock(); return; }
+  } else if (!fix.fixable(action)) {
+    return;
+  }
   if (!def) return;
-  if (!def.params.length) { hooks.submit({ type: def.type }); return; }
-  const call = { action: action, def: def, team: null, picks: [], spot: null, options: {}, digits: "" };
+  if (!def.params.length) {
+    if (fixing()) fix.preview({ type: def.type });
+    else hooks.submit({ type: def.type });
+    return;
+  }
+  const call = { action: action, def: def, team: null, picks: [], spot: null, options: {}, digits: "", reason: null };
+  if (!fixing()) {
+    // SPEC M1: the call happened at this tap. Its game time, and what `legal` allowed then, stay with
+    // it while the team and player are chosen: a goal begun at 29:58 still counts if finished at 30:01.
+    call.at = hooks.stamp();
+    call.legal = s.legal || null;
+  }
   live.call = call;
-  call.team = onlyTeam(s, action) || (ask().ball && s.possession && verdict(s, action, s.possession).ok !== false ? s.possession : null);
+  if (fixing()) {
+    fill(call, prefill || live.fix.carry || {});
+  } else {
+    call.team = onlyTeam(s, action) || (ask().ball && s.possession && verdict(s, action, s.possession).ok !== false ? s.possession : null);
+  }
   options().forEach((p) => {
-    if (p.kind === "choice" && p.default !== null && p.default !== undefined) call.options[p.name] = p.default;
+    if (p.kind === "choice" && p.default !== null && p.default !== undefined && call.options[p.name] === undefined) call.options[p.name] = p.default;
   });
   Q.show("actions", false);
   Q.show("builder", true);
+  Q.show("b-fix", fixing());
+  const input = Q.$("b-reason-text");
+  if (input) input.value = call.reason && call.reason.text ? call.reason.text : "";
   hooks.redraw();
   tryComplete("start");
 }
 
-export function cancel() {
+/* A logged event's fields as the builder's choices (a correction starts from what was logged). */
+function fill(call, e) {
+  const def = call.def;
+  if (e.team && teamParam()) call.team = e.team;
+  picks().forEach((p, i) => {
+    if (e[p.name] !== undefined) call.picks[i] = e[p.name];
+  });
+  if (call.picks.length && call.picks.some((v) => v === undefined)) call.picks.length = call.picks.findIndex((v) => v === undefined);
+  if (e.spot) call.spot = { x: e.spot.x, y: e.spot.y };
+  options().forEach((p) => {
+    if (e[p.name] !== undefined) call.options[p.name] = e[p.name];
+  });
+  if (e.reason && typeof e.reason === "object") call.reason = { code: e.reason.code || null, text: e.reason.text || "" };
+  const text = textParam();
+  if (text && typeof e[text.name] === "string") call.text = e[text.name];
+  return def;
+}
+
+/* Close the builder; a correction in progress ends too unless `keepFix` (another call is chosen for it). */
+export function cancel(keepFix) {
   live.call = null;
   Q.setHtml("b-extra", "");
+  Q.setHtml("b-reason", "");
   Q.show("builder", false);
   Q.show("actions", true);
   Q.show("prompt", false);
+  Q.show("call-warning", false);
+  if (!keepFix && live.fix) fix.end();
   hooks.redraw();
 }
 
@@ -152,11 +216,11 @@ function btn(label, attrs, cls) {
 
 export function drawBuilder() {
   const call = live.call, s = live.view, def = call.def;
-  Q.setText("b-title", def.label);
+  Q.setText("b-title", fixing() ? Q.fmt(live.fix.mode === "insert" ? T.fix_insert_title : T.fix_amend_title, { what: def.label }) : def.label);
   let teams = "", opts = "", label = "", players = "", extra = "";
   if (teamParam()) {
     teams = TEAMS.map((t) => {
-      const v = verdict(s, call.action, t);
+      const v = fixing() ? { ok: true } : verdict(then(), call.action, t);
       const attrs = { "data-team": t };
       let why = "";
       if (v.ok === false) {
@@ -183,35 +247,110 @@ export function drawBuilder() {
   });
   const ps = picks();
   if (ps.length && call.team) {
-    const p = ps[stage() - 1];
-    const team = pickTeam(p);
-    const block = blocked(p);
-    label = (stage() === 2 && call.picks[0] !== null ? Q.player(call.team, call.picks[0]) + " → " : "") + T[(PICK[p.name] || PICK.player).label];
-    if (block.why) label += " — " + block.why;
-    players = candidates(p, team).map((n) => {
-      const attrs = { "data-player": n, "data-stage": stage() };
-      const off = block.players.indexOf(n) >= 0;
-      if (off) attrs.disabled = "disabled";
-      return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>", attrs,
-        "pick player" + (call.picks[stage() - 1] === n ? " chosen" : "") + (off ? " blocked" : ""));
-    }).join("");
-    if (mayPickNone(p)) {
-      players += btn(Q.esc(p.name === "out" ? T.nobody : T.no_player) + "<kbd>↵</kbd>", { "data-player": "none", "data-stage": stage() }, "pick player none");
-    }
+    // Building a call: one pick at a time. Correcting one: every pick at once, each changeable.
+    const shown = fixing() ? ps.map((p, i) => i + 1) : [stage()];
+    shown.forEach((st) => {
+      const p = ps[st - 1];
+      const team = pickTeam(p);
+      const block = blocked(p);
+      let head = T[(PICK[p.name] || PICK.player).label];
+      if (!fixing()) {
+        head = (st === 2 && call.picks[0] !== null ? Q.player(call.team, call.picks[0]) + " → " : "") + head;
+        if (block.why) head += " — " + block.why;
+        label = head;
+      } else {
+        players += '<span class="b-sub">' + Q.esc(head) + "</span>";
+      }
+      players += candidates(p, team).map((n) => {
+        const attrs = { "data-player": n, "data-stage": st };
+        const off = block.players.indexOf(n) >= 0;
+        if (off) attrs.disabled = "disabled";
+        return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>" + badges(team, n), attrs,
+          "pick player" + (call.picks[st - 1] === n ? " chosen" : "") + (off ? " blocked" : "") + cardClass(team, n));
+      }).join("");
+      if (mayPickNone(p)) {
+        players += btn(Q.esc(p.name === "out" ? T.nobody : T.no_player) + "<kbd>↵</kbd>", { "data-player": "none", "data-stage": st },
+          "pick player none" + (fixing() && call.picks[st - 1] === null ? " chosen" : ""));
+      }
+    });
   }
   if (call.digits) label += "  [" + call.digits + "]";
   const text = textParam();
-  if (text) {
+  if (text && !fixing()) {
     extra = '<input id="b-text" class="reason" maxlength="500" placeholder="' + Q.esc(T.abandon_reason_needed) + '">' +
       btn(Q.esc(def.label), { "data-send": "1" }, "act stop");
-  } else if (needsSpot() && def.spot !== "required") {
+  } else if (needsSpot() && def.spot !== "required" && !fixing()) {
     extra = btn(Q.esc(T.send_without_spot) + "<kbd>↵</kbd>", { "data-send": "1" }, "act");
+  } else if (fixing() && call.spot && def.spot !== "required") {
+    extra = btn(Q.esc(T.fix_no_spot), { "data-nospot": "1" }, "act small");
   }
   Q.setHtml("b-teams", teams);
   Q.setHtml("b-options", opts);
   Q.setText("b-label", label);
   Q.setHtml("b-players", players);
   if (!(text && Q.$("b-text"))) Q.setHtml("b-extra", extra);
+  drawReason();
+  drawWarning();
+}
+
+/* M8: a player's fouls so far, as a badge on his button. */
+function badges(team, n) {
+  const f = foulsOf(team, n);
+  return f ? '<i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+}
+function cardClass(team, n) {
+  const ts = live.view.teams[team];
+  if (ts.sent_off.indexOf(n) >= 0) return " rc";
+  return ts.yellow.indexOf(n) >= 0 ? " yc" : "";
+}
+export function foulsOf(team, n) {
+  const ts = live.view.teams[team];
+  return (ts && ts.fouls && ts.fouls[String(n)]) || 0;
+}
+
+/* A card's reason: the misconduct codes (SPEC M7, zh/en labels) and a short text. The text box is
+ * made once per call, so a redraw never takes what the referee is typing. */
+function drawReason() {
+  const call = live.call;
+  if (!asksReason()) { Q.setHtml("b-reason", ""); return; }
+  const chosen = call.reason && call.reason.code;
+  const codes = (D.codes || []).map((c) => btn(Q.esc(c.label), { "data-code": c.code }, "toggle code" + (chosen === c.code ? " on" : ""))).join("");
+  let box = Q.$("b-codes");
+  if (!box) {
+    Q.setHtml("b-reason", '<span class="b-sub">' + Q.esc(T.card_reason) + '</span><div class="b-codes" id="b-codes"></div>' +
+      '<input id="b-reason-text" class="reason" maxlength="500" placeholder="' + Q.esc(T.card_reason_text) + '">');
+    box = Q.$("b-codes");
+    if (call.reason && call.reason.text) Q.$("b-reason-text").value = call.reason.text;
+  }
+  Q.setHtml(box, codes);
+}
+function reasonBody() {
+  const call = live.call;
+  if (!asksReason()) return null;
+  const input = Q.$("b-reason-text");
+  const text = input ? input.value.trim() : (call.reason && call.reason.text) || "";
+  const code = call.reason && call.reason.code;
+  if (!code && !text) return null;
+  const r = {};
+  if (code) r.code = code;
+  if (text) r.text = text;
+  return r;
+}
+
+/* M8: before a foul is sent, how many the player already has ("#4 has 2 fouls"); before a yellow,
+ * that he already has one (a second yellow sends him off). */
+function drawWarning() {
+  const call = live.call;
+  let text = "";
+  const n = call.picks[0];
+  if (call.team && typeof n === "number" && !fixing()) {
+    const f = foulsOf(call.team, n);
+    if (call.def.type === "foul" && f) text = Q.fmt(f === 1 ? T.fouls_warning_one : T.fouls_warning, { player: "#" + n, n: f });
+    const yellow = call.def.type === "card" ? call.action === "yellow" : call.options.card === "yellow";
+    if (yellow && live.view.teams[call.team].yellow.indexOf(n) >= 0) text += (text ? " · " : "") + Q.fmt(T.second_yellow_warning, { player: "#" + n });
+  }
+  Q.setText("call-warning", text);
+  Q.show("call-warning", !!text);
 }
 
 function prompt(key) {
@@ -220,10 +359,12 @@ function prompt(key) {
 }
 function spotPrompt() { prompt(ask().prompt || "tap_field"); }
 
-/* Send once everything the call needs is there; a player tap sends unless a spot is still to come. */
+/* Send once everything the call needs is there; a player tap sends unless a spot is still to come.
+ * A correction is never sent from here: once complete, fix.js previews it. */
 function tryComplete(trigger) {
   const call = live.call;
   if (!call) return;
+  if (fixing()) { fixComplete(); return; }
   if (teamParam() && !call.team) { prompt("choose_team"); return; }
   Q.show("prompt", false);
   const missing = options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null));
@@ -251,31 +392,61 @@ function tryComplete(trigger) {
   send();
 }
 
-function send() {
+/* A correction: what is still missing, or the preview of the whole call. */
+function fixComplete() {
+  const call = live.call;
+  let missing = "";
+  if (teamParam() && !call.team) missing = "choose_team";
+  else if (options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null))) missing = "fix_choose_option";
+  else if (picks().some((p, i) => call.picks[i] === undefined && !mayPickNone(p))) missing = "fix_choose_player";
+  else if (call.def.spot === "required" && !call.spot) missing = ask().prompt || "tap_field";
+  if (missing) { prompt(missing); fix.preview(null); return; }
+  Q.show("prompt", false);
+  fix.preview(body());
+}
+
+/* The event the builder describes, as it would be posted. */
+function body() {
   const call = live.call, def = call.def;
-  const body = { type: def.type };
-  if (def.param) body[def.param] = def.variant;
+  const out = { type: def.type };
+  if (def.param) out[def.param] = def.variant;
   def.params.forEach((p) => {
-    if (p.name === "team" && p.kind === "team") body.team = call.team;
+    if (p.name === "team" && p.kind === "team") out.team = call.team;
     else if (p.kind === "player") {
       const v = call.picks[picks().indexOf(p)];
-      if (v !== undefined && (v !== null || p.required)) body[p.name] = v;
+      if (v !== undefined && (v !== null || p.required)) out[p.name] = v;
     } else if (p.kind === "spot") {
-      if (call.spot) body.spot = call.spot;
-    } else if (p.kind === "text") body[p.name] = call.text;
-    else if (options().indexOf(p) >= 0) {
+      if (call.spot) out.spot = call.spot;
+    } else if (p.kind === "text") {
+      if (call.text !== undefined) out[p.name] = call.text;
+    } else if (p.kind === "reason") {
+      const r = reasonBody();
+      if (r) out.reason = r;
+    } else if (options().indexOf(p) >= 0) {
       const v = call.options[p.name];
-      if (p.kind === "bool") body[p.name] = !!v;
-      else if (v !== undefined && v !== null && v !== "") body[p.name] = v;
+      if (p.kind === "bool") out[p.name] = !!v;
+      else if (v !== undefined && v !== null && v !== "") out[p.name] = v;
     }
   });
+  return out;
+}
+
+/* The state's `legal` as it was when the call was begun (M1). */
+function then() { return { legal: live.call.legal }; }
+
+function send() {
+  const b = body();
+  // Stamped at its first tap; if other calls were logged while it was being finished, just after them
+  // (M1: never earlier than the last call of the half).
+  if (live.call.at !== undefined) b.at_ms = Math.max(live.call.at, hooks.floor());
   cancel();
-  hooks.submit(body);
+  hooks.submit(b);
 }
 
 function chooseTeam(t) {
   const call = live.call;
-  if (verdict(live.view, call.action, t).ok === false) return;
+  if (!fixing() && verdict(then(), call.action, t).ok === false) return;
+  if (fixing() && call.team === t) return;
   call.team = t;
   call.picks = [];
   drawBuilder();
@@ -286,7 +457,7 @@ function choosePlayer(n, st) {
   const call = live.call;
   call.digits = "";
   call.picks[st - 1] = n;
-  if (st === 1) call.picks.length = 1;
+  if (st === 1 && !fixing()) call.picks.length = 1;
   drawBuilder();
   drawField(live.view);
   tryComplete("player");
@@ -310,7 +481,21 @@ Q.$("builder").addEventListener("click", (ev) => {
     tryComplete("option");
   } else if (b.hasAttribute("data-send")) {
     tryComplete("send");
+  } else if (b.hasAttribute("data-code")) {
+    const code = b.getAttribute("data-code");
+    const input = Q.$("b-reason-text");
+    call.reason = { code: call.reason && call.reason.code === code ? null : code, text: input ? input.value : "" };
+    drawReason();
+    if (fixing()) tryComplete("option");
+  } else if (b.hasAttribute("data-nospot")) {
+    call.spot = null;
+    drawBuilder();
+    drawField(live.view);
+    tryComplete("option");
   }
+});
+Q.$("builder").addEventListener("change", (ev) => {
+  if (ev.target.id === "b-reason-text" && fixing() && live.call) tryComplete("option");
 });
 
 /* A tap on the field: metres in the field's own coordinates (the SVG's viewBox is in metres). A drag

@@ -6,6 +6,9 @@ import * as queue from "./queue.js";
 import { verdict } from "./legal.js";
 import { drawBuilder, needsSpot } from "./builder.js";
 import { drawUndo } from "./log.js";
+import * as sheet from "./sheet.js";
+import { fixable } from "./fix.js";
+import * as roster from "./roster.js";
 
 const svg = document.querySelector("#field-wrap svg");
 const overlay = svg ? svg.querySelector(".overlay") : null;
@@ -29,6 +32,8 @@ export function draw() {
   drawButtons(s);
   drawShootout(s);
   drawRosters(s);
+  sheet.draw(s);
+  roster.draw();
   drawUndo();
   netStatus();
   if (live.call) drawBuilder();
@@ -116,7 +121,8 @@ export function drawField(s) {
 function drawButtons(s) {
   document.querySelectorAll("[data-action]").forEach((b) => {
     const a = b.getAttribute("data-action");
-    const v = verdict(s, a, null);
+    // Choosing a call for a correction: `legal` is about now, not about then (fix.js).
+    const v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
     b.setAttribute("aria-disabled", v.ok === false ? "true" : "false");
     b.classList.toggle("greyed", v.ok === false);
     b.classList.toggle("chosen", !!(live.call && live.call.action === a));
@@ -170,11 +176,15 @@ function drawRosters(s) {
   TEAMS.forEach((t) => {
     const ts = s.teams[t];
     const chips = (list, cls) => list.map((n) => {
-      let c = cls;
+      let c = cls, title = "";
       if (ts.yellow.indexOf(n) >= 0) c += " yc";
       if (ts.sent_off.indexOf(n) >= 0) c += " rc";
+      if ((ts.second_yellow || []).indexOf(n) >= 0) { c += " sy"; title = T.second_yellow; }
       if ((ts.injured || []).indexOf(n) >= 0) c += " inj";
-      return '<span class="pl' + c + '">#' + n + " " + Q.esc(Q.playerName(t, n)) + "</span>";
+      // M8: the player's fouls in this match, as a badge.
+      const f = (ts.fouls || {})[String(n)] || 0;
+      const badge = f ? ' <i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+      return '<span class="pl' + c + '" data-player="' + n + '"' + (title ? ' title="' + Q.esc(title) + '"' : "") + ">#" + n + " " + Q.esc(Q.playerName(t, n)) + badge + "</span>";
     }).join("");
     const ma = ts.multi_attack || {};
     let maText = "";

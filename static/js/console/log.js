@@ -1,23 +1,36 @@
 /* The event log, the waiting calls, Undo (two taps: the first arms it for 6 s) and the notices that
- * tell the engine's decisions and refusals. */
-import { Q, T, V, allowed, hooks, live, other, teamName } from "./page.js";
+ * tell the engine's decisions and refusals. A tap on an event opens its menu: correct it, add a
+ * missed call after it, disallow a goal (fix.js), or write a note about it (notes.js). */
+import { D, Q, T, V, allowed, hooks, live, may, other, teamName } from "./page.js";
 import * as queue from "./queue.js";
 import { reasonText, ruleTitle, verdict } from "./legal.js";
+import * as fix from "./fix.js";
+import * as notes from "./notes.js";
 
 const ARMED_MS = 6000;
 let armed = null; // a void waiting for its confirming second tap: {seq, button, timer}
 const undoBtn = Q.$("undo");
 
-/* A call or log entry in words: "Goal, home #7 Li". */
-export function describe(e) {
+/* A call or log entry in words: "Goal, home #7 Li". `second`: this yellow is the player's second
+ * (SPEC M8: shown as what it is, a sending-off). */
+export function describe(e, second) {
   const t = e.team, S = T.sep, C = T.colon;
   const who = t ? teamName(t) + (e.player !== null && e.player !== undefined ? " " + Q.player(t, e.player) : "") : "";
+  const why = e.reason && typeof e.reason === "object" ? reasonWords(e.reason) : "";
   switch (e.type) {
     case "violation": return V.violation[e.kind] + S + who;
     case "foul":
       return V.event.foul + S + who + (e.where && e.where !== "field" ? S + V.where[e.where] : "") +
-        (e.on_official ? S + T.on_official : "") + (e.card ? " + " + V.card[e.card] : "");
-    case "card": return V.card[e.color] + S + who;
+        (e.on_official ? S + T.on_official : "") + (e.card ? " + " + (second ? T.second_yellow : V.card[e.card]) : "") + (why ? S + why : "");
+    case "card": return (second ? T.second_yellow : V.card[e.color]) + S + who + (why ? S + why : "");
+    case "amend": return Q.fmt(T.log_amend, { seq: e.target, what: describe(e.event, second) });
+    case "insert": return Q.fmt(T.log_insert, { seq: e.after, what: describe(e.event, second) });
+    case "note": return V.event.note + C + (e.code ? codeLabel(e.code) + S : "") + e.text +
+      (who ? " (" + who + ")" : "") + (e.about ? " → #" + e.about : "");
+    case "roster": return V.event.roster + C + rosterWords(e);
+    case "confirm": return Q.fmt(T.log_confirm, { period: periodName(e.period) });
+    case "sign": return Q.fmt(T.log_sign, { who: signerName(e.as), name: e.name });
+    case "reopen": return V.event.reopen + C + e.reason;
     case "substitution":
       return V.event.substitution + S + teamName(t) + C + (e.out === null || e.out === undefined
         ? Q.fmt(T.sub_line_nobody, { in: e.in }) : Q.fmt(T.sub_line, { out: e.out, in: e.in }));
@@ -31,7 +44,67 @@ export function describe(e) {
     default: return (V.event[e.type] || e.type) + (who ? S + who : "");
   }
 }
-function entryTime(e) { return e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : ""; }
+/* The event an entry stands for: a correction's own event, else the entry. */
+export function entryEvent(e) {
+  return (e.type === "amend" || e.type === "insert") && e.event ? e.event : e;
+}
+/* The game time an entry happened at: a correction's event's own, else the time of its place. */
+export function entryTime(e) {
+  let ms = e.at_ms;
+  if ((e.type === "amend" || e.type === "insert") && e.event) {
+    const place = live.log.find((x) => x.seq === (e.type === "amend" ? e.target : e.after));
+    ms = e.event.at_ms !== undefined ? e.event.at_ms : place ? place.at_ms : null;
+  }
+  return ms !== null && ms !== undefined ? Q.mmss(ms) : "";
+}
+export function codeLabel(code) {
+  const c = (D.codes || []).find((x) => x.code === code);
+  return c ? c.label : code;
+}
+function reasonWords(r) { return [r.code ? codeLabel(r.code) : "", r.text || ""].filter(Boolean).join(T.colon); }
+export function periodName(p) { return p === "shootout" ? V.phase.shootout : p === 2 ? V.phase.second_half : V.phase.first_half; }
+export function signerName(as) {
+  if (as === "home_captain" || as === "away_captain") return Q.fmt(T.captain_of, { team: teamName(as.split("_")[0]) });
+  return V.role[as] || as;
+}
+function rosterWords(e) {
+  const t = teamName(e.team);
+  if (e.add) return Q.fmt(T.roster_add, { team: t, number: e.add.number, name: e.add.name });
+  const parts = [];
+  if (e.number !== null && e.number !== undefined && e.number !== e.player) parts.push("#" + e.player + " → #" + e.number);
+  else parts.push("#" + e.player);
+  if (e.name) parts.push(e.name);
+  return t + " " + parts.join(" ");
+}
+
+/* Whether an entry no longer counts: voided, or replaced by an amend that still stands (D8, M3). */
+export function isVoided(e) {
+  let by = e.voided_by;
+  while (by !== null && by !== undefined) {
+    const r = live.log.find((x) => x.seq === by);
+    if (!r || r.type === "void") return true;
+    if (r.voided_by === null || r.voided_by === undefined) return true; // replaced by a standing amend
+    const undo = live.log.find((x) => x.seq === r.voided_by);
+    if (undo && undo.type === "void") return false; // the amend was undone: this stands again
+    by = r.voided_by;
+  }
+  return false;
+}
+
+/* SPEC M8: the seqs of the yellow cards that were a player's second (in the log's order). */
+export function secondYellows(log) {
+  const seen = {}, second = new Set();
+  log.forEach((e) => {
+    if (e.type === "void" || isVoided(e)) return;
+    const ev = entryEvent(e);
+    const yellow = (ev.type === "card" && ev.color === "yellow") || (ev.type === "foul" && ev.card === "yellow");
+    if (!yellow || ev.player === null || ev.player === undefined) return;
+    const k = ev.team + "#" + ev.player;
+    seen[k] = (seen[k] || 0) + 1;
+    if (seen[k] === 2) second.add(e.seq);
+  });
+  return second;
+}
 /* A log entry in the Undo button's words: "Goal, home #7 Li, 12:31". */
 export function undoWhat(e) { return describe(e) + (entryTime(e) ? T.sep + entryTime(e) : ""); }
 export function voidedWhat(seq) {
@@ -45,6 +118,8 @@ function lastVoidable() {
   }
   return null;
 }
+
+let openSeq = null; // the log entry whose menu is open
 
 export function drawUndo() {
   if (!undoBtn) return;
@@ -77,21 +152,35 @@ export function drawLog() {
       '<span class="vd">' + Q.esc(sending ? T.sending_one : T.queued) + "</span>" +
       (sending ? "" : ' <button type="button" class="void-btn" data-cancel="' + Q.esc(b.id) + '">' + Q.esc(T.cancel) + "</button>") + "</li>";
   }
+  const second = secondYellows(live.log);
   for (let i = live.log.length - 1; i >= 0; i--) {
     const e = live.log[i];
-    const voided = e.voided_by !== null;
-    const canVoid = allowed.has("void") && !voided && e.type !== "void";
+    const voided = isVoided(e);
+    const canVoid = allowed.has("void") && e.voided_by === null && e.type !== "void" && !live.revoked;
     const isArmed = armed && armed.seq === e.seq && armed.button !== undoBtn;
-    html += '<li class="' + (voided ? "voided" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
+    const sy = second.has(e.seq);
+    html += '<li class="' + (voided ? "voided" : "") + (sy ? " second-yellow" : "") + (openSeq === e.seq ? " open" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
       '<span class="t">' + entryTime(e) + "</span> " +
-      '<span class="d">' + Q.esc(describe(e)) + "</span> " +
+      '<span class="d">' + Q.esc(describe(e, sy)) + "</span> " +
       '<span class="by">' + Q.esc(Q.fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span>" +
       (voided ? ' <span class="vd">' + Q.esc(T.voided) + "</span>" : "") +
       (canVoid ? ' <button type="button" class="void-btn' + (isArmed ? " armed" : "") + '" data-void="' + e.seq + '">' + Q.esc(isArmed ? T.tap_again_undo : T.void) + "</button>" : "") +
+      (openSeq === e.seq ? menu(e) : "") +
       "</li>";
   }
   Q.setHtml("log", html);
   drawUndo();
+}
+
+/* An entry's menu: what can be done about it from here. */
+function menu(e) {
+  const o = fix.offers(e);
+  let h = "";
+  if (o.amend) h += '<button type="button" class="act small" data-fix="amend">' + Q.esc(T.fix_correct) + "</button>";
+  if (o.insert) h += '<button type="button" class="act small" data-fix="insert">' + Q.esc(T.fix_add_after) + "</button>";
+  if (o.disallow) h += '<button type="button" class="act small stop" data-fix="disallow">' + Q.esc(T.fix_disallow) + "</button>";
+  if (may.note && e.type !== "void" && !live.revoked) h += '<button type="button" class="act small" data-note-about="1">' + Q.esc(T.note_about) + "</button>";
+  return h ? '<div class="entry-menu">' + h + "</div>" : "";
 }
 
 /* A log entry from Socket.IO; a gap means entries were missed: fetch the log again. */
@@ -99,7 +188,7 @@ export function addEntry(e) {
   if (live.log.some((x) => x.seq === e.seq)) return;
   if (live.log.length && e.seq > live.log[live.log.length - 1].seq + 1) { resyncLog(); return; }
   live.log.push(e);
-  if (e.type === "void") live.log.forEach((x) => { if (x.seq === e.target) x.voided_by = e.seq; });
+  if (e.type === "void" || e.type === "amend") live.log.forEach((x) => { if (x.seq === e.target) x.voided_by = e.seq; });
   drawLog();
 }
 
@@ -132,9 +221,18 @@ if (undoBtn) undoBtn.addEventListener("click", () => {
 });
 Q.$("log").addEventListener("click", (ev) => {
   const b = ev.target.closest("[data-void]");
-  if (b) armOrVoid(Number(b.getAttribute("data-void")), "log");
+  if (b) { armOrVoid(Number(b.getAttribute("data-void")), "log"); return; }
   const c = ev.target.closest("[data-cancel]");
-  if (c) queue.takeBack(c.getAttribute("data-cancel"));
+  if (c) { queue.takeBack(c.getAttribute("data-cancel")); return; }
+  const li = ev.target.closest("li[data-seq]");
+  if (!li) return;
+  const seq = Number(li.getAttribute("data-seq"));
+  const e = live.log.find((x) => x.seq === seq);
+  const f = ev.target.closest("[data-fix]");
+  if (f && e) { openSeq = null; fix.begin(f.getAttribute("data-fix"), e); drawLog(); return; }
+  if (ev.target.closest("[data-note-about]") && e) { openSeq = null; notes.open(e); drawLog(); return; }
+  openSeq = openSeq === seq ? null : seq;
+  drawLog();
 });
 
 /* ---- notices: refusals and decisions ------------------------------------------------------ */
@@ -144,8 +242,18 @@ export function notice(n) {
   Q.setText("notice-rule", n.rule || "");
   Q.setText("notice-title", n.title || "");
   Q.setText("notice-msg", n.msg || "");
+  const act = Q.$("notice-action");
+  noticeAction = n.action || null;
+  Q.setText(act, noticeAction ? noticeAction.label : "");
+  act.hidden = !noticeAction;
   Q.show(box, true);
 }
+let noticeAction = null; // {label, run}: what the notice offers (a goal just logged: disallow it)
+Q.$("notice-action").addEventListener("click", () => {
+  const a = noticeAction;
+  hideNotice();
+  if (a) a.run();
+});
 export function hideNotice() { Q.show("notice", false); }
 Q.$("notice-close").addEventListener("click", hideNotice);
 
@@ -176,10 +284,37 @@ function flattenFields(fields, prefix, out) {
   return out;
 }
 
-/* The engine's decision on an accepted call: what it awarded. */
-export function decided(body, s) {
+/* The engine's decision on an accepted call: what it awarded (and, after a foul, the player's count, M8).
+ * After a goal, the referee may disallow it at once (M3: an amend into the call that voids it). */
+export function decided(body, s, seq) {
   if (!s) return;
   const after = s.restart ? Q.fmt(T.restart_pending, { restart: V.restart[s.restart.type], team: s.teams[s.restart.team].name }) : "";
-  notice({ kind: "decision", rule: "✓", title: describe(body), msg: after ? "→ " + after : "" });
+  let msg = after ? "→ " + after : "";
+  if (body.type === "foul" && body.player !== null && body.player !== undefined && s.teams[body.team].fouls) {
+    const n = s.teams[body.team].fouls[String(body.player)];
+    if (n) msg += (msg ? " · " : "") + Q.fmt(n === 1 ? T.fouls_now_one : T.fouls_now, { player: "#" + body.player, n: n });
+  }
+  const ts = body.team && s.teams[body.team];
+  const second = !!(ts && (body.type === "card" || body.type === "foul") && (ts.second_yellow || []).indexOf(body.player) >= 0 &&
+    (body.color === "yellow" || body.card === "yellow"));
+  let action = null;
+  if (body.type === "goal" && seq && may.amend && !live.revoked) {
+    action = {
+      label: T.fix_disallow,
+      run: () => fix.begin("disallow", live.log.find((x) => x.seq === seq) || Object.assign({ seq: seq, voided_by: null }, body)),
+    };
+  }
+  notice({ kind: "decision", rule: "✓", title: describe(body, second), msg: msg, action: action });
+}
+
+/* SPEC M4: the same call was already logged by another official: nothing stored, and no error. */
+export function duplicate(body, data) {
+  const e = live.log.find((x) => x.seq === data.duplicate_of);
+  notice({
+    kind: "duplicate",
+    rule: "M4",
+    title: Q.fmt(T.already_logged, { role: V.role[data.by] || data.by }),
+    msg: describe(body) + (e && entryTime(e) ? " · " + entryTime(e) : ""),
+  });
 }
 

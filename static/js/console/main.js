@@ -7,6 +7,11 @@
  *   builder.js   building a call: team, players, options, a tap on the field; its keys
  *   draw.js      the bar, the field's marks, the buttons, the shootout sheet, the rosters
  *   log.js       the event log, Undo, and the notices (decisions and refusals)
+ *   fix.js       correcting the past: amend, insert, disallow a goal, with the server's preview (M3)
+ *   roster.js    the roster editor: late players, names, shirt numbers (M2)
+ *   notes.js     notes for the referee's report (M7)
+ *   sheet.js     confirming the score, signing the sheet, the lock (M6)
+ *   devices.js   this tablet's label, its queue reports, the referee's list of consoles, revocation
  *
  * The server is the referee of the rules: the page greys what the state's `legal` refuses, shows the
  * engine's reason, and sends every call for the engine to rule on.
@@ -17,13 +22,43 @@ import { forecast } from "./forecast.js";
 import { verdict } from "./legal.js";
 import { key as builderKey, start } from "./builder.js";
 import { draw, netStatus, shootoutFirst, shootoutStartBody, tick } from "./draw.js";
-import { addEntry, decided, drawLog, hideNotice, notice, refused, resyncLog, undo } from "./log.js";
+import { addEntry, decided, drawLog, duplicate, hideNotice, notice, refused, resyncLog, undo } from "./log.js";
+import * as fix from "./fix.js";
+import * as roster from "./roster.js";
+import * as devices from "./devices.js";
+import "./notes.js";
 
 localStorage.setItem("qalisball.token." + matchId, token); // this tablet's role, for a link without one
 
-/* A call made: the game clock it was made at (SPEC D8), then the queue. */
+// Not stamped with the game clock: corrections carry their event's own time (or none), and the score
+// sheet's confirmation and signatures are judged when received (SPEC M1, M3, M6).
+const UNSTAMPED = new Set(["void", "amend", "insert", "confirm", "sign", "reopen"]);
+
+/* SPEC M1: the game time of a call made now, as this tablet's clock shows it at the tap — never
+ * later than the clock, never earlier than the last call of the half (the server's `last_at_ms`,
+ * moved on by the calls still waiting in the queue: a clock set, a new half, their own stamps). */
+export function stampOf(view, server, waiting) {
+  if (!Q.isHalf(view)) return undefined;
+  const clock = Math.min(Math.round(Q.elapsed(view)), view.clock.length_ms);
+  return Math.max(floorOf(server, waiting), clock);
+}
+export function floorOf(server, waiting) {
+  let floor = server.last_at_ms || 0;
+  waiting.forEach((b) => {
+    if (b.type === "period_start") floor = 0;
+    else if (b.type === "clock" && b.action === "set") floor = b.elapsed_ms;
+    else if (typeof b.at_ms === "number") floor = Math.max(floor, b.at_ms);
+  });
+  return floor;
+}
+
+/* A call made: the game clock it was made at (SPEC M1), then the queue. */
 function submit(body) {
-  if (Q.isHalf(live.view) && body.at_ms === undefined) body.at_ms = Math.round(Q.elapsed(live.view));
+  if (live.revoked) { devices.revoked(); return; }
+  if (body.at_ms === undefined && !UNSTAMPED.has(body.type)) {
+    const at = stampOf(live.view, live.server, queue.load());
+    if (at !== undefined) body.at_ms = at;
+  }
   hideNotice();
   queue.add(body);
 }
@@ -34,13 +69,16 @@ function recompute() {
   live.view = forecast(live.server, waiting, { now: Q.serverNow(), half_ms: D.half_ms, halftime_ms: D.halftime_ms });
   draw();
   drawLog();
+  devices.report(false);
 }
 
 function acceptState(s) {
   if (!s || !Q.newer(live.server, s)) return;
   Q.sample(s.server_time_ms);
+  Q.setRoster(s);
   live.server = s;
   recompute();
+  fix.refresh();
 }
 
 /* After an outage: fetch what others logged meanwhile. */
@@ -50,11 +88,16 @@ function resync() {
 }
 
 function answered(body, res, sentAfterOutage, outageOver) {
-  if (res.status === 200 || res.status === 201) {
+  if ((res.status === 200 || res.status === 201) && res.data && res.data.duplicate_of) {
     acceptState(res.data.state);
-    decided(body, res.data.state);
+    duplicate(body, res.data); // SPEC M4: another official logged it first: not an error
+  } else if (res.status === 200 || res.status === 201) {
+    acceptState(res.data.state);
+    decided(body, res.data.state, res.data.seq);
+    roster.answered(body, true, "");
   } else {
     refused(res.data, body, sentAfterOutage);
+    roster.answered(body, false, (res.data && res.data.message) || T.refused);
   }
   if (outageOver) resync();
   recompute();
@@ -62,6 +105,8 @@ function answered(body, res, sentAfterOutage, outageOver) {
 
 hooks.submit = submit;
 hooks.redraw = draw;
+hooks.stamp = () => stampOf(live.view, live.server, queue.load());
+hooks.floor = () => floorOf(live.server, queue.load());
 
 /* ---- buttons and keys ----------------------------------------------------------------------- */
 document.querySelectorAll("[data-action]").forEach((b) => {
@@ -93,12 +138,14 @@ document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") ev.target.blur();
     return;
   }
+  if (document.querySelector("dialog[open]")) return; // a note or a signature is being written
   if (ev.ctrlKey || ev.metaKey) {
     if (ev.key === "z") { ev.preventDefault(); undo(); }
     return;
   }
   if (live.call) { builderKey(ev); return; }
   const k = ev.key;
+  if (k === "Escape" && live.fix) { fix.end(); return; }
   if (k === " ") {
     ev.preventDefault();
     if (allowed.has("clock")) start(live.view.clock.running || verdict(live.view, "pause", null).ok === true ? "pause" : "resume");
@@ -114,7 +161,10 @@ Q.connect(matchId, {
   state: acceptState,
   event: addEntry,
   status: (up) => { if (up) queue.pump(); netStatus(); },
+  join: devices.joinData,
+  revoked: devices.revoked,
 });
-queue.start({ answered: answered, changed: recompute, serverSeq: () => live.server.seq });
+queue.start({ answered: answered, changed: recompute, serverSeq: () => live.server.seq, revoked: devices.revoked });
+devices.start();
 recompute();
 setInterval(tick, 100);

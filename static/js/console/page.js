@@ -18,15 +18,22 @@ export const CALLS = {};
 D.calls.forEach((c) => { CALLS[c.call] = c; });
 export const allowed = new Set(D.allowed);
 
+/* The match day's events (SPEC §9) this role may post: roster, amend, insert, note, confirm, sign. */
+export const may = D.matchday || {};
+
 export const live = {
   server: D.state, // the last state the server sent
   view: D.state, // what the page shows: the server's state, or the forecast while calls wait
   log: D.log.slice(),
   call: null, // the call being built (builder.js)
+  fix: null, // a correction of the past being made (fix.js): {mode: "amend" | "insert", seq, entry}
+  revoked: false, // this tablet's token was revoked: it sends nothing more (devices.js)
 };
 
-/* Set by main.js: submit(body) queues a call; redraw() draws the view again. */
-export const hooks = { submit: null, redraw: null };
+/* Set by main.js: submit(body) queues a call; redraw() draws the view again; stamp() is the game
+ * time of a call made now (SPEC M1; undefined outside a half); floor() the earliest a call sent now
+ * may be stamped (the last call of the half, the server's or still queued here). */
+export const hooks = { submit: null, redraw: null, stamp: () => undefined, floor: () => 0 };
 
 export function other(t) { return t === "home" ? "away" : "home"; }
 export function teamName(t) { return t ? D.names[t] : ""; }

@@ -9,7 +9,8 @@ let inflight = null; // {id, seq: the server's seq when it was sent}
 let pumping = false;
 let online = navigator.onLine !== false;
 let afterOutage = false; // a call went unanswered: others may have logged meanwhile
-let hooks = { answered() {}, changed() {}, serverSeq: () => 0 };
+let halted = false; // the token was revoked: nothing more is sent; the calls stay on the tablet
+let hooks = { answered() {}, changed() {}, serverSeq: () => 0, revoked() {} };
 
 export function load() {
   try { return JSON.parse(localStorage.getItem(KEY)) || []; } catch (e) { return []; }
@@ -23,6 +24,9 @@ function newId() {
 }
 
 export function isOnline() { return online; }
+export function isHalted() { return halted; }
+/* Stop sending for good (the token was revoked): waiting calls stay in localStorage, unsent. */
+export function halt() { halted = true; hooks.changed(); }
 export function isInflight(id) { return !!inflight && inflight.id === id; }
 
 /* The waiting calls the server's state does not have yet (the one being sent is in a newer state). */
@@ -62,7 +66,7 @@ export function api(method, path, body) {
 
 /* Send the first waiting call, then the next: one at a time, in order, each exactly once. */
 export function pump() {
-  if (pumping) return;
+  if (pumping || halted) return;
   const q = load();
   if (!q.length) { hooks.changed(); return; }
   pumping = true;
@@ -78,6 +82,14 @@ export function pump() {
       online = true;
       pumping = false;
       inflight = null;
+      if (res.status === 401) {
+        // The token no longer works (a new one was issued for this role): the call is not lost
+        // as refused; it stays, unsent, and the console says why (devices.js).
+        halted = true;
+        hooks.revoked();
+        hooks.changed();
+        return;
+      }
       save(load().filter((b) => b.id !== body.id));
       const wasOutage = afterOutage;
       if (!load().length) afterOutage = false;
@@ -98,7 +110,7 @@ export function pump() {
     });
 }
 
-/* hooks: answered(body, {status, data}, sentAfterOutage, outageOver), changed(), serverSeq(). */
+/* hooks: answered(body, {status, data}, sentAfterOutage, outageOver), changed(), serverSeq(), revoked(). */
 export function start(h) {
   hooks = h;
   setInterval(() => { if (load().length) pump(); }, 2000);

@@ -1,0 +1,114 @@
+/* This tablet among the match's consoles (API.md "Match day", Devices; docs/api-extras.md):
+ *
+ * - its device label, set by the official and remembered on the tablet, carried by its Socket.IO
+ *   `join` with its role token and its unsent-queue size;
+ * - `status` {queued} whenever that size changes, and every 15 s;
+ * - on the referee's console, the consoles connected now, per role, with their queues, and a warning
+ *   when two share a role (`GET /api/matches/<id>/devices`, every 5 s);
+ * - when the role's token is revoked (`token_revoked`, a join answered `unauthorized`, or a 401), the
+ *   console says so and sends nothing more; its unsent calls stay on the tablet.
+ */
+import { Q, T, V, live, matchId, role, token } from "./page.js";
+import * as queue from "./queue.js";
+
+const LABEL = "qalisball.device";
+const STATUS_MS = 15000;
+const LIST_MS = 5000;
+const ROLES = ["referee", "assistant1", "assistant2", "scorer"];
+
+export function label() {
+  let l = localStorage.getItem(LABEL);
+  if (!l) {
+    const b = new Uint8Array(2);
+    crypto.getRandomValues(b);
+    l = Q.fmt(T.device_default, { id: Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("").toUpperCase() });
+    localStorage.setItem(LABEL, l);
+  }
+  return l;
+}
+
+/* What this console's `join` carries besides the match. */
+export function joinData() {
+  if (live.revoked) return {};
+  lastSent = queue.load().length;
+  return { token: token, device: label(), queued: lastSent };
+}
+
+let lastSent = null;
+/* Report the unsent-queue size when it changed (or always, with `force`). */
+export function report(force) {
+  if (live.revoked || !Q.socket || !Q.socket.connected) return;
+  const n = queue.load().length;
+  if (!force && n === lastSent) return;
+  lastSent = n;
+  Q.socket.emit("status", { queued: n });
+}
+
+function drawLabel() {
+  Q.setText("device-name", label());
+  const input = Q.$("device-input");
+  if (input && document.activeElement !== input) input.value = label();
+}
+
+function saveLabel() {
+  const v = " ".concat(Q.$("device-input").value).split(/\s+/).join(" ").trim().slice(0, 40);
+  if (!v) return;
+  localStorage.setItem(LABEL, v);
+  drawLabel();
+  if (Q.socket && Q.socket.connected && !live.revoked) Q.socket.emit("status", { device: v, queued: queue.load().length });
+}
+
+/* ---- the referee's list ------------------------------------------------------------------ */
+function fetchList() {
+  if (live.revoked || document.hidden) return;
+  queue.api("GET", "/devices").then((r) => (r.ok ? r.json() : null)).then((list) => { if (list) drawList(list); }).catch(() => {});
+}
+
+function time(iso) {
+  const d = new Date(iso);
+  return isNaN(d) ? "" : [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => ("0" + x).slice(-2)).join(":");
+}
+
+export function drawList(list) {
+  const byRole = {};
+  list.forEach((d) => { (byRole[d.role] = byRole[d.role] || []).push(d); });
+  const rows = ROLES.map((r) => {
+    const ds = byRole[r] || [];
+    const cells = ds.length ? ds.map((d) => '<span class="dev' + (d.queued ? " waiting" : "") + '">' + Q.esc(d.device || "?") +
+      ' <small>' + Q.esc(d.queued ? Q.fmt(T.device_queued, { n: d.queued }) : T.device_nothing_queued) + " · " + Q.esc(Q.fmt(T.device_seen, { time: time(d.last_seen) })) + "</small></span>").join("")
+      : '<span class="muted">' + Q.esc(T.device_none) + "</span>";
+    return '<li class="' + (ds.length > 1 ? "shared" : "") + '" data-role="' + r + '"><b>' + Q.esc(V.role[r]) + "</b> " + cells + "</li>";
+  }).join("");
+  Q.setHtml("devices-list", rows);
+  const shared = ROLES.filter((r) => (byRole[r] || []).length > 1);
+  const warn = shared.map((r) => Q.fmt(T.devices_shared, { role: V.role[r], n: byRole[r].length })).join(" ");
+  Q.setText("devices-warning", warn);
+  Q.show("devices-warning", !!warn);
+}
+
+/* ---- revoked ------------------------------------------------------------------------------- */
+export function revoked() {
+  if (live.revoked) return;
+  live.revoked = true;
+  queue.halt();
+  if (localStorage.getItem("qalisball.token." + matchId) === token) localStorage.removeItem("qalisball.token." + matchId);
+  document.body.classList.add("revoked");
+  const n = queue.load().length;
+  Q.setText("revoked-msg", Q.fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + Q.fmt(n === 1 ? T.token_revoked_queued_one : T.token_revoked_queued, { n: n }) : ""));
+  Q.show("revoked", true);
+  if (Q.socket) Q.socket.emit("leave", { match: matchId }); // the server forgets it; the state is followed again as a spectator
+  if (Q.socket) Q.socket.emit("join", { match: matchId });
+}
+
+export function start() {
+  drawLabel();
+  const save = Q.$("device-save");
+  if (save) save.addEventListener("click", saveLabel);
+  const input = Q.$("device-input");
+  if (input) input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); saveLabel(); input.blur(); } });
+  setInterval(() => report(true), STATUS_MS);
+  if (role === "referee" && Q.$("devices-list")) {
+    setTimeout(fetchList, 1500); // once this console has joined: it is listed too
+    setInterval(fetchList, LIST_MS);
+  }
+}

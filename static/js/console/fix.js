@@ -1,0 +1,206 @@
+/* Correcting the past (SPEC M3): tap an event of the log → "correct" → the call builder, filled in
+ * from it → before saving, the server's preview (`?dry_run=1`) of what the correction changes: the
+ * score, the restart, and when it is refused, the refusal and the first later event that would be
+ * refused → save posts an `amend`. "Add a missed call after this one" posts an `insert`; "disallow
+ * goal" is an amend of the goal into the call that voids it (a player in the area, at a tapped spot).
+ *
+ * Nothing here judges a rule: the preview is the engine's answer, with nothing stored.
+ */
+import { CALLS, Q, T, V, hooks, live, may } from "./page.js";
+import * as queue from "./queue.js";
+import { cancel, start } from "./builder.js";
+import { describe, entryEvent, entryTime } from "./log.js";
+import { ruleTitle } from "./legal.js";
+
+// Calls that cannot be rebuilt here: the clock's own controls, the shootout's sheet, abandoning, and
+// calls without fields (a half's start or end): void them instead.
+const NOT_HERE = new Set(["pause", "resume", "set", "shootout_start", "abandon", "period_start", "period_end"]);
+const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id"]); // the log's own fields
+
+/* The console call that logs `e` (a violation's kind, a card's colour, else its type). */
+export function actionOf(e) {
+  if (e.type === "violation") return e.kind;
+  if (e.type === "card") return e.color;
+  if (e.type === "clock") return e.action;
+  return e.type;
+}
+export function fixable(action) { return !NOT_HERE.has(action) && !!CALLS[action]; }
+
+/* What the log entry's menu offers for `e` (a log entry). */
+export function offers(e) {
+  if (e.voided_by !== null || e.type === "void" || live.revoked) return { amend: false, insert: false, disallow: false };
+  const ev = entryEvent(e);
+  return {
+    amend: !!may.amend && fixable(actionOf(ev)), // the sheet's events (roster, note, sign …) are voided, not amended
+    insert: !!may.insert,
+    disallow: !!may.amend && ev.type === "goal" && !!CALLS.player_in_area,
+  };
+}
+
+function bodyOf(e) {
+  const out = {};
+  Object.keys(e).forEach((k) => { if (!SKIP.has(k)) out[k] = e[k]; });
+  return out;
+}
+
+/* Begin a correction of log entry `e`: "amend", "insert" (a missed call after it) or "disallow". */
+export function begin(mode, e) {
+  if (live.call) cancel(true);
+  const ev = bodyOf(entryEvent(e));
+  live.fix = { mode: mode === "insert" ? "insert" : "amend", seq: e.seq, entry: e, carry: null, key: null, result: null, body: null, n: 0 };
+  Q.setText("fix-what", Q.fmt(mode === "insert" ? T.fix_after : T.fix_replaces, { what: what(e) }));
+  Q.$("fix-reason").value = "";
+  drawPreview();
+  window.scrollTo(0, 0); // the log is below: the field and the builder are at the top
+  if (mode === "insert") { choose(); return; }
+  if (mode === "disallow") {
+    // The goal is voided by the call that should have been made (4.3, 7.2 note): by default a
+    // scorer's team-mate in the area; the referee taps where, and may choose another call.
+    live.fix.carry = { team: ev.team, player: ev.player === undefined ? null : ev.player };
+    start("player_in_area", live.fix.carry);
+    return;
+  }
+  start(actionOf(ev), ev);
+}
+
+function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTime(e) ? " (" + entryTime(e) + ")" : ""); }
+
+/* Choose the call (a missed one, or another call in place of the logged one): the call buttons. */
+function choose() {
+  const f = live.fix;
+  Q.show("builder", false);
+  Q.show("actions", true);
+  Q.setText("fix-banner-text", Q.fmt(f.mode === "insert" ? T.fix_choose_insert : T.fix_choose_amend, { what: what(f.entry) }));
+  Q.show("fix-banner", true);
+  hooks.redraw();
+}
+
+export function end() {
+  live.fix = null;
+  Q.show("fix-banner", false);
+  Q.show("b-fix", false);
+  if (live.call) cancel();
+  else hooks.redraw();
+}
+
+/* The call the builder describes (or null while incomplete): ask the server what it would do. */
+export function preview(event) {
+  const f = live.fix;
+  if (!f) return;
+  Q.show("fix-banner", false);
+  Q.show("b-fix", true);
+  if (!event) {
+    f.event = null;
+    f.key = null;
+    f.result = null;
+    drawPreview();
+    return;
+  }
+  f.event = event;
+  const body = wrap(f, event, false); // the reason changes nothing the preview shows
+  const key = JSON.stringify(body) + "@" + live.server.seq;
+  if (key === f.key) return;
+  f.key = key;
+  f.result = { loading: true };
+  drawPreview();
+  const n = ++f.n;
+  queue.api("POST", "/events?dry_run=1", body)
+    .then((r) => r.json().catch(() => ({})).then((data) => ({ status: r.status, data: data })))
+    .then((res) => {
+      if (live.fix !== f || f.n !== n) return;
+      f.result = res;
+      drawPreview();
+    }, () => {
+      if (live.fix !== f || f.n !== n) return;
+      f.result = { offline: true };
+      drawPreview();
+    });
+}
+
+/* The server's state moved on (another official's call): the preview is asked again. */
+export function refresh() {
+  const f = live.fix;
+  if (f && f.event && f.key && !f.key.endsWith("@" + live.server.seq)) preview(f.event);
+}
+
+function wrap(f, event, withReason) {
+  const body = f.mode === "insert" ? { type: "insert", after: f.seq, event: event } : { type: "amend", target: f.seq, event: event };
+  const reason = (Q.$("fix-reason").value || "").trim();
+  if (reason && withReason !== false) body.reason = reason;
+  return body;
+}
+
+function drawPreview() {
+  const f = live.fix;
+  const box = Q.$("fix-preview");
+  const save = Q.$("fix-save");
+  let html = "", cls = "fix-preview", ok = false;
+  const r = f && f.result;
+  if (!f || !f.event) {
+    html = Q.esc(T.fix_incomplete);
+  } else if (r && r.loading) {
+    html = Q.esc(T.fix_previewing);
+  } else if (r && r.offline) {
+    html = Q.esc(T.fix_no_preview);
+    ok = true; // no preview without the network: it can still be queued; the server rules on it
+  } else if (r && r.status === 200 && r.data && r.data.state) {
+    html = changes(live.server, r.data.state).map((line) => "<li>" + Q.esc(line) + "</li>").join("");
+    html = '<b class="ok">' + Q.esc(T.fix_accepted) + "</b><ul>" + html + "</ul>";
+    cls += " accepted";
+    ok = true;
+  } else if (r) {
+    html = refusal(r.data || {});
+    cls += " refused";
+  }
+  box.className = cls;
+  Q.setHtml(box, html);
+  save.disabled = !ok;
+}
+
+/* What the correction changes, in words: the score, the restart, the phase, who is sent off. */
+function changes(before, after) {
+  const out = [];
+  const score = (s) => s.score.home + "–" + s.score.away;
+  out.push(score(before) === score(after) ? Q.fmt(T.fix_score_same, { score: score(after) }) : Q.fmt(T.fix_score, { before: score(before), after: score(after) }));
+  const r0 = Q.restartText(before) || "—", r1 = Q.restartText(after) || "—";
+  out.push(r0 === r1 ? Q.fmt(T.fix_restart_same, { restart: r1 }) : Q.fmt(T.fix_restart, { before: r0, after: r1 }));
+  if (before.phase !== after.phase) out.push(Q.fmt(T.fix_phase, { before: V.phase[before.phase], after: V.phase[after.phase] }));
+  ["home", "away"].forEach((t) => {
+    const was = before.teams[t].sent_off, now = after.teams[t].sent_off;
+    now.filter((n) => was.indexOf(n) < 0).forEach((n) => out.push(Q.fmt(T.fix_sent_off, { player: after.teams[t].name + " " + Q.player(t, n) })));
+    was.filter((n) => now.indexOf(n) < 0).forEach((n) => out.push(Q.fmt(T.fix_not_sent_off, { player: after.teams[t].name + " " + Q.player(t, n) })));
+  });
+  return out;
+}
+
+function refusal(data) {
+  const head = data.error === "rule" ? Q.fmt(T.refused_rule, { rule: data.rule }) : T[data.error] || T.refused;
+  let html = '<b class="no">' + Q.esc(head) + "</b> " + Q.esc(ruleTitle(data.rule)) + '<p class="msg">' + Q.esc(data.message || "") + "</p>";
+  if (data.first_refused) {
+    const e = live.log.find((x) => x.seq === data.first_refused);
+    const text = e ? what(e) : "#" + data.first_refused;
+    html += '<p class="first" data-first-refused="' + data.first_refused + '">' + Q.esc(Q.fmt(T.fix_first_refused, { what: text })) + "</p>";
+  }
+  const fields = Object.keys(data.fields || {}).map((k) => k + T.colon + [].concat(data.fields[k]).join(" "));
+  if (fields.length) html += '<p class="msg">' + Q.esc(fields.join("; ")) + "</p>";
+  return html;
+}
+
+function save() {
+  const f = live.fix;
+  if (!f || !f.event) return;
+  const body = wrap(f, f.event);
+  end();
+  hooks.submit(body);
+}
+
+Q.$("fix-save").addEventListener("click", save);
+Q.$("fix-banner-cancel").addEventListener("click", end);
+Q.$("fix-other").addEventListener("click", () => {
+  const f = live.fix;
+  if (!f) return;
+  const c = live.call;
+  if (c) f.carry = { team: c.team, player: c.picks[0] === undefined ? null : c.picks[0], spot: c.spot };
+  cancel(true);
+  choose();
+});

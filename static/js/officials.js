@@ -1,0 +1,79 @@
+/* The organiser's officials page: the consoles connected now per role (with their unsent calls, and a
+ * warning when two share a role), the score sheet's state, and reopening a locked match (SPEC M6).
+ * Polls the API every 5 s with the organiser token the page was opened with. */
+(function () {
+  "use strict";
+  var token = new URLSearchParams(location.search).get("token");
+  if (token) localStorage.setItem("qalisball.organiser", token); // the matches page uses it
+  var match = Q.data.match;
+  var T = Q.T, V = Q.V;
+  var EVERY_MS = 5000;
+
+  function api(method, path, body) {
+    return fetch("/api/matches/" + encodeURIComponent(match) + path, {
+      method: method,
+      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      body: body ? JSON.stringify(body) : undefined,
+      cache: "no-store",
+    });
+  }
+
+  function time(iso) {
+    var d = new Date(iso);
+    return isNaN(d) ? "" : [d.getHours(), d.getMinutes(), d.getSeconds()].map(function (x) { return ("0" + x).slice(-2); }).join(":");
+  }
+
+  function drawDevices(list) {
+    var byRole = {};
+    list.forEach(function (d) { (byRole[d.role] = byRole[d.role] || []).push(d); });
+    var shared = [];
+    document.querySelectorAll("[data-devices]").forEach(function (ul) {
+      var role = ul.getAttribute("data-devices");
+      var ds = byRole[role] || [];
+      if (ds.length > 1) shared.push(Q.fmt(T.devices_shared, { role: V.role[role], n: ds.length }));
+      Q.setHtml(ul, ds.length ? ds.map(function (d) {
+        return '<li class="' + (d.queued ? "waiting" : "") + '">' + Q.esc(d.device || "?") + " · " +
+          Q.esc(d.queued ? Q.fmt(T.device_queued, { n: d.queued }) : T.device_nothing_queued) + " · " + Q.esc(Q.fmt(T.device_seen, { time: time(d.last_seen) })) + "</li>";
+      }).join("") : '<li class="muted">' + Q.esc(T.device_none) + "</li>");
+    });
+    Q.setText("shared-warning", shared.join(" "));
+    Q.show("shared-warning", shared.length > 0);
+  }
+
+  function drawState(s) {
+    Q.drawSheet(s);
+    Q.$("reopen-form").hidden = !s.locked;
+    Q.setText("signatures", (s.signatures || []).map(function (x) { return x.name + " (" + (V.signer[x.as] || x.as) + ")"; }).join(", "));
+  }
+
+  function poll() {
+    if (document.hidden) return;
+    api("GET", "/devices").then(function (r) { return r.ok ? r.json() : null; }).then(function (l) { if (l) drawDevices(l); }).catch(function () {});
+    fetch("/api/matches/" + encodeURIComponent(match), { cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; }).then(function (s) { if (s) drawState(s); }).catch(function () {});
+  }
+
+  Q.$("reopen-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var reason = Q.$("reopen-reason").value.trim();
+    if (!reason) { Q.$("reopen-reason").focus(); return; }
+    Q.$("reopen").disabled = true;
+    api("POST", "/events", { type: "reopen", reason: reason })
+      .then(function (r) { return r.json().then(function (d) { return { status: r.status, data: d }; }); })
+      .then(function (res) {
+        if (res.status === 201) {
+          Q.$("reopen-reason").value = "";
+          Q.setText("reopen-msg", T.reopened);
+          drawState(res.data.state);
+        } else {
+          Q.setText("reopen-msg", (res.data && res.data.message) || T.refused);
+        }
+      })
+      .catch(function () { Q.setText("reopen-msg", T.offline); })
+      .then(function () { Q.$("reopen").disabled = false; });
+  });
+
+  if (Q.data.state) drawState(Q.data.state);
+  poll();
+  setInterval(poll, EVERY_MS);
+})();

@@ -1,0 +1,327 @@
+"""The match day (SPEC §9, issue 11) officiated from the consoles in Debian's Chromium: a late player added
+to the roster, the same goal logged from two tablets, a correction previewed then saved, a goal disallowed,
+a goal tapped at the whistle and sent after it, the score confirmed, the sheet signed and locked, and the
+organiser's reopen — each checked on the screens and against the API."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+from tests.browser.conftest import ADMIN, PHONE, SCREEN, Devices, Server, shot
+from tests.browser.helpers import action, console_url, live_match, player, tap_field, team
+
+pytestmark = pytest.mark.browser
+
+HOME, AWAY = "人大 Renmin", "Tsinghua 清华"
+
+
+def open_menu(console: Page, seq: int, item: str) -> None:
+    """Tap an event of the log, then an item of its menu."""
+    console.locator(f'#log li[data-seq="{seq}"] .d').click()
+    console.locator(f'#log li[data-seq="{seq}"] [data-fix="{item}"]').click()
+
+
+def draw_signature(console: Page) -> None:
+    """A scrawl on the signature pad, with the pointer (a finger on a tablet)."""
+    box = console.locator("#sign-pad").bounding_box()
+    assert box
+    x, y = box["x"] + 30, box["y"] + box["height"] / 2
+    console.mouse.move(x, y)
+    console.mouse.down()
+    for i in range(1, 25):
+        console.mouse.move(x + i * 14, y + (25 if i % 2 else -25))
+    console.mouse.up()
+
+
+def sign(console: Page, who: str, name: str) -> None:
+    console.locator(f'#sign-list [data-sign="{who}"]').click()
+    expect(console.locator("#sign-save")).to_be_disabled()  # a name and a drawn signature are needed
+    console.locator("#sign-name").fill(name)
+    draw_signature(console)
+    console.locator("#sign-save").click()
+    expect(console.locator(f'#sign-list li[data-as="{who}"] .signed')).to_contain_text(name)
+
+
+def last_goal_seq(server: Server, match_id: str) -> int:
+    return max(e["seq"] for e in server.events(match_id) if e["type"] == "goal" and e["voided_by"] is None)
+
+
+def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)  # first half, home's kickoff taken: ball in play, home's
+    referee = devices.open(console_url(match_id, tokens["referee"]))
+    assistant = devices.open(console_url(match_id, tokens["assistant1"]))
+    board = devices.open(f"/matches/{match_id}/scoreboard", viewport=SCREEN)
+    phone = devices.open(f"/matches/{match_id}", viewport=PHONE)
+    expect(referee.locator("#net")).to_have_text("Online")
+
+    # M2: a late player joins home's bench from the referee's roster editor; every console shows him at once.
+    referee.locator("#roster-edit").click()
+    referee.locator("#re-add-number").fill("12")
+    referee.locator("#re-add-name").fill("迟到 Late")
+    referee.locator("#re-add").click()
+    expect(referee.locator("#re-msg")).to_have_text("Saved: every console shows it now")
+    expect(referee.locator("#roster-home")).to_contain_text("#12 迟到 Late")
+    expect(assistant.locator("#roster-home")).to_contain_text("#12 迟到 Late")
+    assert server.state(match_id)["teams"]["home"]["players"]["12"] == "迟到 Late"
+    referee.locator("#roster-edit").click()
+
+    # M4: the referee begins the goal while the assistant logs it; the referee's second call is no error.
+    action(referee, "goal")  # home, with the ball, preselected
+    action(assistant, "goal")
+    player(assistant, 3)
+    expect(assistant.locator("#notice-title")).to_have_text(f"Goal, {HOME} #3 张伟")
+    expect(assistant.locator("#notice-action")).to_be_hidden()  # only the referee corrects (M3)
+    expect(referee.locator("#home-score")).to_have_text("1")
+    player(referee, 3)
+    expect(referee.locator("#notice")).to_have_class("notice duplicate")
+    expect(referee.locator("#notice-title")).to_have_text("Already logged by Assistant referee 1")
+    expect(referee.locator("#home-score")).to_have_text("1")
+    assert [e["by"] for e in server.events(match_id) if e["type"] == "goal"] == ["assistant1"]
+    goal = last_goal_seq(server, match_id)
+
+    # M3: a correction of the scorer, previewed first. Away's kickoff has been taken since: making the goal
+    # away's is refused naming that kickoff; the scorer's number is accepted and changes nothing else.
+    server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": "away", "player": 1})
+    kickoff = server.state(match_id)["seq"]
+    open_menu(referee, goal, "amend")
+    expect(referee.locator("#b-title")).to_have_text("Correction: Goal")
+    expect(referee.locator("#fix-what")).to_contain_text(f"Replaces #{goal} Goal, {HOME} #3 张伟")
+    team(referee, "away")
+    player(referee, 2)
+    preview = referee.locator("#fix-preview")
+    expect(preview).to_have_class(re.compile(r"\brefused\b"))
+    expect(preview).to_contain_text("Refused by rule D8")
+    expect(referee.locator(f'#fix-preview [data-first-refused="{kickoff}"]')).to_contain_text(
+        f"First later event that would be refused: #{kickoff} Restart taken, {AWAY} #1 Alex Chen"
+    )
+    expect(referee.locator("#fix-save")).to_be_disabled()
+    team(referee, "home")
+    player(referee, 5)
+    expect(preview).to_have_class(re.compile(r"\baccepted\b"))
+    expect(preview).to_contain_text("Score unchanged: 1–0")
+    referee.locator("#fix-reason").fill("wrong number")
+    referee.locator("#fix-save").click()
+    expect(referee.locator("#notice-title")).to_have_text(f"Corrected #{goal}: Goal, {HOME} #5 陈静")
+    amend = server.events(match_id)[-1]
+    assert amend["type"] == "amend" and amend["target"] == goal and amend["event"]["player"] == 5
+    assert amend["reason"] == "wrong number"
+    expect(phone.locator("#timeline")).to_contain_text(f"Goal · {HOME} #5 陈静")
+    expect(phone.locator("#timeline")).not_to_contain_text("张伟")
+
+    # M3: a goal disallowed (a home player was in away's area: 8.5), previewed, then saved.
+    server.post(match_id, tokens["referee"], {"type": "goal", "team": "home", "player": 2})
+    expect(board.locator("#home-score")).to_have_text("2")
+    second = last_goal_seq(server, match_id)
+    open_menu(referee, second, "disallow")
+    expect(referee.locator("#b-title")).to_have_text("Correction: Player in area")
+    tap_field(referee, 38.5, 12.0)  # inside away's restricted area (home attacks x = L)
+    expect(preview).to_contain_text("Score: 2–0 → 1–0")
+    shot(referee, "match-day-disallow-preview")
+    referee.locator("#fix-save").click()
+    expect(referee.locator("#home-score")).to_have_text("1")
+    expect(board.locator("#home-score")).to_have_text("1")
+    assert server.events(match_id)[-1]["event"]["kind"] == "player_in_area"
+    expect(referee.locator(f'#log li[data-seq="{second}"]')).to_have_class(re.compile(r"\bvoided\b"))
+
+    # M7 and M8: a yellow card with its reason; a foul on the same player warns of his fouls; his second
+    # yellow reads as what it is on the console, the phone and the scoreboard.
+    state = server.state(match_id)
+    server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": state["restart"]["team"]})
+    server.post(match_id, tokens["referee"], {"type": "foul", "team": "away", "player": 4, "spot": {"x": 20, "y": 10}})
+    expect(referee.locator('#roster-away .pl[data-player="4"] .fc')).to_have_text("1")
+    action(referee, "yellow")
+    team(referee, "away")
+    referee.locator('#b-codes [data-code="dissent"]').click()
+    player(referee, 4)
+    expect(referee.locator("#notice-title")).to_have_text(f"Yellow card, {AWAY} #4 Dana Zhou, Dissent by word or action")
+    assert server.events(match_id)[-1]["reason"] == {"code": "dissent"}
+    server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": "home"})
+    action(referee, "foul")
+    team(referee, "away")
+    player(referee, 4)
+    expect(referee.locator("#call-warning")).to_have_text("#4 has 1 foul")
+    referee.locator('#b-options [data-choice="card"][data-value="yellow"]').click()
+    expect(referee.locator("#call-warning")).to_contain_text("#4 already has a yellow card: a second one sends him off")
+    tap_field(referee, 22, 12)
+    expect(referee.locator("#log li").first).to_contain_text(f"Foul, {AWAY} #4 Dana Zhou + Second yellow → sent off")
+    expect(referee.locator("#log li").first).to_have_class(re.compile(r"\bsecond-yellow\b"))
+    expect(phone.locator("#timeline li").first).to_contain_text(f"Second yellow → sent off · {AWAY} #4 Dana Zhou")
+    expect(board.locator("#away-second")).to_have_text("#4 Second yellow → sent off")
+    expect(board.locator('#away-cards .card.red.second[title="Second yellow → sent off"]')).to_have_text("4")
+
+    # M7: a note about the match from the assistant's console.
+    assistant.locator("#note-open").click()
+    assistant.locator("#note-text").fill("Floodlight out for two minutes")
+    assistant.locator("#note-save").click()
+    expect(referee.locator("#log li").first).to_contain_text("Note: Floodlight out for two minutes")
+    assert server.events(match_id)[-1]["by"] == "assistant1"
+
+    # M1: a goal tapped at 29:57 while the tablet is offline counts, though it arrives after time up.
+    state = server.state(match_id)
+    server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": state["restart"]["team"]})
+    server.post(match_id, tokens["scorer"], {"type": "clock", "action": "set", "elapsed_ms": 1_796_000})
+    expect(referee.locator("#clock")).to_have_text(re.compile(r"^29:5[6-9]$"))
+    referee.context.set_offline(True)
+    action(referee, "goal")
+    team(referee, "home")
+    player(referee, 4)
+    expect(referee.locator("#net")).to_have_text("Offline, 1 queued")
+    expect(referee.locator("#clock")).to_have_class(re.compile(r"\bup\b"), timeout=15_000)  # time is up
+    referee.context.set_offline(False)
+    expect(referee.locator("#net")).to_have_text("Online", timeout=15_000)
+    expect(referee.locator("#home-score")).to_have_text("2")
+    expect(referee.locator("#notice-action")).to_have_text("Disallow goal")  # offered at once after a goal
+    late = server.events(match_id)[-1]
+    assert late["type"] == "goal" and 1_796_000 <= late["at_ms"] < 1_800_000
+    assert server.state(match_id)["time_up"] is True  # received after the whistle, judged when tapped
+
+    # M6: the half ended, the referee is asked to confirm its score.
+    action(referee, "period_end")
+    expect(referee.locator("#confirm-text")).to_have_text("The 1st half has ended: confirm the score 2–0")
+    referee.locator("#confirm-send").click()
+    expect(referee.locator("#confirm-prompt")).to_be_hidden()
+    expect(referee.locator("#log li").first).to_contain_text("Score confirmed: 1st half")
+    assert server.state(match_id)["confirmed"] == [1]
+    expect(assistant.locator("#confirm-prompt")).to_have_count(0)  # the referee's alone
+    for event in ({"type": "period_start"}, {"type": "clock", "action": "set", "elapsed_ms": 1_800_000}, {"type": "period_end"}):
+        server.post(match_id, tokens["referee"], event)
+    expect(referee.locator("#confirm-text")).to_have_text("The 2nd half has ended: confirm the score 2–0")
+    referee.locator("#confirm-send").click()
+    expect(referee.locator("#sheet")).to_have_text("Provisional")
+    expect(board.locator("#sheet")).to_have_text("Provisional")
+    expect(phone.locator("#sheet")).to_have_text("Provisional")
+
+    # M6: both captains sign, then the referee (his signature locks the match).
+    sign(referee, "home_captain", "李华")
+    sign(referee, "away_captain", "Alex Chen")
+    referee.locator('#sign-list [data-sign="referee"]').click()
+    expect(referee.locator("#sign-warn")).to_be_visible()
+    referee.locator("#sign-name").fill("王裁判 Wang")
+    draw_signature(referee)
+    referee.locator("#sign-save").click()
+    for screen in (referee, board, phone):
+        expect(screen.locator("#sheet")).to_have_text("Final · locked")
+    expect(referee.locator("#lock-banner")).to_be_visible()
+    expect(assistant.locator("#lock-banner")).to_be_visible()
+    shot(referee, "match-day-locked")
+    state = server.state(match_id)
+    assert state["locked"] is True and [s["as"] for s in state["signatures"]] == ["home_captain", "away_captain", "referee"]
+    signatures = [e["signature"] for e in server.events(match_id) if e["type"] == "sign"]
+    assert len(signatures) == 3
+    assert all(s.startswith("data:image/png;base64,") and len(s) <= 100 * 1024 for s in signatures)
+    # Nothing more is accepted: the note is refused citing M6.
+    assistant.locator("#note-open").click()
+    assistant.locator("#note-text").fill("after the lock")
+    assistant.locator("#note-save").click()
+    expect(assistant.locator("#notice-rule")).to_have_text("Refused by rule M6")
+
+    # M6: the organiser reopens the match, with a reason, from the officials' page.
+    organiser = devices.open(f"/matches/{match_id}/officials?token={ADMIN}")
+    expect(organiser.locator("#sheet")).to_have_text("Final · locked")
+    organiser.locator("#reopen-reason").fill("Scorer's number to check")
+    organiser.locator("#reopen").click()
+    expect(organiser.locator("#reopen-msg")).to_have_text("Reopened: the match is provisional again and must be signed again.")
+    expect(organiser.locator("#reopen-form")).to_be_hidden()
+    for screen in (referee, board, phone, organiser):
+        expect(screen.locator("#sheet")).to_have_text("Provisional")
+    expect(referee.locator("#lock-banner")).to_be_hidden()
+    expect(referee.locator('#sign-list [data-sign="referee"]')).to_be_visible()  # to be signed again
+    assert server.events(match_id)[-1]["type"] == "reopen" and server.state(match_id)["locked"] is False
+
+
+def test_devices_the_referee_and_the_organiser_see_the_consoles_and_a_shared_role(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    assistant = devices.open(console_url(match_id, tokens["assistant1"]))
+    assistant.locator("#device-input").fill("AR1 tablet")
+    assistant.locator("#device-save").click()
+    expect(assistant.locator("#device-name")).to_have_text("AR1 tablet")
+    referee = devices.open(console_url(match_id, tokens["referee"]))
+    expect(referee.locator('#devices-list li[data-role="assistant1"]')).to_contain_text("AR1 tablet", timeout=15_000)
+    expect(referee.locator('#devices-list li[data-role="scorer"]')).to_contain_text("not connected")
+    expect(referee.locator("#devices-warning")).to_be_hidden()
+    # A second tablet opens the assistant's link: both are listed, and both screens warn.
+    devices.open(console_url(match_id, tokens["assistant1"]))
+    warning = "2 consoles are open as Assistant referee 1: check which tablet is the right one."
+    expect(referee.locator("#devices-warning")).to_have_text(warning, timeout=15_000)
+    expect(referee.locator('#devices-list li[data-role="assistant1"] .dev')).to_have_count(2)
+    organiser = devices.open(f"/matches/{match_id}/officials?token={ADMIN}")
+    expect(organiser.locator("#shared-warning")).to_have_text(warning, timeout=15_000)
+    expect(organiser.locator('[data-devices="assistant1"]')).to_contain_text("AR1 tablet")
+    # A call that cannot be sent (the API unreachable, the live connection up) shows as the tablet's queue.
+    assistant.route("**/api/matches/*/events", lambda route: route.abort("connectionrefused"))
+    action(assistant, "shot_missed")
+    team(assistant, "home")
+    player(assistant, 2)
+    assistant.locator('#b-extra [data-send="1"]').click()
+    expect(assistant.locator("#net")).to_have_text("Offline, 1 queued")
+    row = referee.locator('#devices-list li[data-role="assistant1"]')
+    expect(row).to_contain_text("AR1 tablet 1 unsent", timeout=15_000)
+    expect(organiser.locator('[data-devices="assistant1"]')).to_contain_text("AR1 tablet · 1 unsent", timeout=15_000)
+    assistant.unroute("**/api/matches/*/events")
+    expect(assistant.locator("#net")).to_have_text("Online", timeout=15_000)
+    expect(row).not_to_contain_text("unsent", timeout=15_000)
+    assert [e["type"] for e in server.events(match_id)][-1] == "shot_missed"
+
+
+def test_m3_m7_a_missed_call_added_after_an_event_and_a_note_about_another(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    server.post(match_id, tokens["referee"], {"type": "foul", "team": "away", "player": 4, "spot": {"x": 20, "y": 10}})
+    taken, foul = server.state(match_id)["seq"] - 1, server.state(match_id)["seq"]
+    referee = devices.open(console_url(match_id, tokens["referee"]), locale="zh-CN")
+    open_menu(referee, taken, "insert")
+    expect(referee.locator("#fix-banner-text")).to_contain_text(f"在 #{taken} ")
+    action(referee, "shot_missed")
+    team(referee, "home")
+    player(referee, 2)
+    expect(referee.locator("#fix-preview")).to_contain_text("比分不变：0–0")
+    referee.locator("#fix-save").click()
+    expect(referee.locator("#log li").first).to_contain_text(f"补记于第 {taken} 条之后：")
+    inserted = server.events(match_id)[-1]
+    assert inserted["type"] == "insert" and inserted["after"] == taken and inserted["event"]["type"] == "shot_missed"
+    # A note about the foul: its team and player are filled in; a misconduct code is chosen.
+    referee.locator(f'#log li[data-seq="{foul}"] .d').click()
+    referee.locator(f'#log li[data-seq="{foul}"] [data-note-about]').click()
+    expect(referee.locator("#note-player")).to_have_value("4")
+    referee.locator('#note-codes [data-note-code="dangerous_play"]').click()
+    referee.locator("#note-text").fill("鞋钉朝上 studs up")
+    referee.locator("#note-save").click()
+    expect(referee.locator("#log li").first).to_contain_text("鞋钉朝上 studs up")
+    note = server.events(match_id)[-1]
+    assert (note["type"], note["about"], note["team"], note["player"], note["code"]) == (
+        "note",
+        foul,
+        "away",
+        4,
+        "dangerous_play",
+    )
+
+
+def test_devices_a_console_whose_token_stopped_working_says_so_and_sends_nothing_more(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    scorer = devices.open(console_url(match_id, tokens["scorer"]))
+    expect(scorer.locator("#net")).to_have_text("Online")
+    # The token was replaced meanwhile (POST /api/matches/<id>/tokens/<role>): the API answers 401.
+    posted: list[str] = []
+
+    def unauthorized(route: Route) -> None:
+        posted.append(route.request.post_data or "")
+        route.fulfill(status=401, content_type="application/json", body='{"error": "unauthorized", "message": "no"}')
+
+    scorer.route("**/api/matches/*/events", unauthorized)
+    scorer.locator("#clock-input").fill("12:00")
+    scorer.locator("#clock-input").press("Enter")
+    expect(scorer.locator("#revoked")).to_be_visible()
+    expect(scorer.locator("#revoked-msg")).to_contain_text("A new link was issued for the Scorer")
+    expect(scorer.locator("#revoked-msg")).to_contain_text("1 call made here was not sent.")
+    expect(scorer.locator("body")).to_have_class(re.compile(r"\brevoked\b"))
+    # Nothing more is sent: the call stays on the tablet, and a new call is not even queued.
+    scorer.locator("#clock-input").fill("13:00")
+    scorer.locator("#clock-input").press("Enter")
+    scorer.wait_for_timeout(2500)  # the queue retries every 2 s: it must not
+    assert len(posted) == 1
+    queued = scorer.evaluate(f"JSON.parse(localStorage.getItem('qalisball.queue.{match_id}'))")
+    assert [b["elapsed_ms"] for b in queued] == [720_000]
+    assert scorer.evaluate(f"localStorage.getItem('qalisball.token.{match_id}')") is None

@@ -1,0 +1,165 @@
+"""The officials' consoles connected to a match (API.md "Match day", Devices), over Socket.IO's test client.
+
+A console joins with ``{"match", "token", "device"}`` and reports its unsent queue with ``status``
+``{"queued"}`` (docs/api-extras.md); ``GET /api/matches/<id>/devices`` (organiser or referee token)
+lists the consoles connected now; ``Live.revoke_role`` tells a role's consoles that their token was
+replaced (``token_revoked``) and forgets them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_socketio import SocketIOTestClient
+
+from qalisball import socketio
+from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
+
+
+def _received(sio: SocketIOTestClient) -> list[tuple[str, Any]]:
+    return [(m["name"], m["args"][0] if m["args"] else None) for m in sio.get_received()]
+
+
+def _console(app: Flask, match: MatchDriver, role: str, device: str, **extra: Any) -> SocketIOTestClient:
+    sio = socketio.test_client(app)
+    sio.emit("join", {"match": match.id, "token": match.tokens[role], "device": device, **extra})
+    return sio
+
+
+def _devices(client: FlaskClient, match: MatchDriver, token: str | None = None, expect: int = 200) -> Any:
+    headers = auth(token) if token is not None else {}
+    r = client.get(f"/api/matches/{match.id}/devices", headers=headers if token is not None else {})
+    assert r.status_code == expect, r.get_json()
+    return r.get_json()
+
+
+def test_devices_a_console_joined_with_its_token_is_listed_with_role_label_and_times(
+    app: Flask, client: FlaskClient, match: MatchDriver, clock: FakeClock
+) -> None:
+    sio = _console(app, match, "assistant1", "Tablet A")
+    assert [name for name, _ in _received(sio)] == ["state"]  # joined as before: the state at once
+    listed = _devices(client, match, match.tokens["referee"])
+    assert listed == [
+        {
+            "role": "assistant1",
+            "device": "Tablet A",
+            "connected_at": "2027-01-15T08:00:00+00:00",
+            "last_seen": "2027-01-15T08:00:00+00:00",
+            "queued": 0,
+        }
+    ]
+    assert _devices(client, match, ADMIN) == listed  # the organiser sees the same
+
+
+def test_devices_status_reports_the_unsent_queue_and_refreshes_last_seen(
+    app: Flask, client: FlaskClient, match: MatchDriver, clock: FakeClock
+) -> None:
+    sio = _console(app, match, "scorer", "Scorer's tablet", queued=2)
+    assert _devices(client, match, ADMIN)[0]["queued"] == 2
+    clock.advance(61_000)
+    sio.emit("status", {"queued": 5})
+    [entry] = _devices(client, match, ADMIN)
+    assert entry["queued"] == 5
+    assert entry["connected_at"] == "2027-01-15T08:00:00+00:00" and entry["last_seen"] == "2027-01-15T08:01:01+00:00"
+    assert [name for name, _ in _received(sio)] == ["state"]  # the join's state; status is not answered
+    # A console joins again every 30 s (to re-anchor its clock): still one entry, first join time kept.
+    clock.advance(30_000)
+    sio.emit("join", {"match": match.id, "token": match.tokens["scorer"], "device": "Scorer B"})
+    [entry] = _devices(client, match, ADMIN)
+    assert (entry["device"], entry["queued"], entry["connected_at"]) == ("Scorer B", 5, "2027-01-15T08:00:00+00:00")
+    assert entry["last_seen"] == "2027-01-15T08:01:31+00:00"
+
+
+def test_devices_two_consoles_on_one_role_are_both_listed_in_role_order(
+    app: Flask, client: FlaskClient, match: MatchDriver, clock: FakeClock
+) -> None:
+    _console(app, match, "scorer", "S")
+    clock.advance(1000)
+    _console(app, match, "assistant1", "A1 first")
+    clock.advance(1000)
+    _console(app, match, "referee", "R")
+    clock.advance(1000)
+    _console(app, match, "assistant1", "A1 second")
+    listed = _devices(client, match, match.tokens["referee"])
+    assert [(d["role"], d["device"]) for d in listed] == [
+        ("referee", "R"),
+        ("assistant1", "A1 first"),
+        ("assistant1", "A1 second"),
+        ("scorer", "S"),
+    ]
+
+
+def test_devices_a_console_that_disconnects_or_leaves_is_no_longer_listed(
+    app: Flask, client: FlaskClient, match: MatchDriver
+) -> None:
+    gone, leaving, staying = (_console(app, match, r, r) for r in ("assistant1", "assistant2", "scorer"))
+    gone.disconnect()
+    leaving.emit("leave", {"match": match.id})
+    assert [d["role"] for d in _devices(client, match, ADMIN)] == ["scorer"]
+    assert staying.is_connected()
+
+
+def test_devices_spectators_and_bad_tokens_are_not_listed(app: Flask, client: FlaskClient, match: MatchDriver) -> None:
+    spectator = socketio.test_client(app)
+    spectator.emit("join", {"match": match.id})
+    spectator.emit("status", {"queued": 3})  # ignored: not a console
+    wrong = socketio.test_client(app)
+    wrong.emit("join", {"match": match.id, "token": "not-a-token", "device": "X"})
+    got = _received(wrong)
+    # A token that is not (or no longer) valid: told so, and still shown the match, as a spectator is.
+    assert [name for name, _ in got] == ["error", "state"]
+    assert got[0][1]["error"] == "unauthorized"
+    assert _devices(client, match, ADMIN) == []
+    # A console of another match is that match's, not this one's.
+    other = MatchDriver(client, match.clock)
+    _console(app, other, "referee", "elsewhere")
+    assert _devices(client, match, ADMIN) == []
+    assert [d["device"] for d in _devices(client, other, ADMIN)] == ["elsewhere"]
+
+
+def test_devices_labels_are_one_short_line_and_odd_queue_sizes_are_ignored(
+    app: Flask, client: FlaskClient, match: MatchDriver
+) -> None:
+    sio = _console(app, match, "referee", "  Tablet\n<b>7</b>  " + "x" * 80, queued=-1)
+    [entry] = _devices(client, match, ADMIN)
+    assert entry["device"] == ("Tablet <b>7</b> " + "x" * 80)[:40] and entry["queued"] == 0
+    for bad in ("3", True, 10**9, None, [1]):
+        sio.emit("status", {"queued": bad})
+    sio.emit("status", "not an object")
+    assert _devices(client, match, ADMIN)[0]["queued"] == 0
+
+
+def test_devices_listing_needs_the_organiser_or_the_referee(client: FlaskClient, match: MatchDriver) -> None:
+    for role in ("assistant1", "assistant2", "scorer"):
+        assert _devices(client, match, match.tokens[role], expect=403)["error"] == "forbidden"
+    assert _devices(client, match, None, expect=401)["error"] == "unauthorized"
+    assert _devices(client, match, "nonsense", expect=401)["error"] == "unauthorized"
+    other = MatchDriver(client, match.clock)
+    assert _devices(client, match, other.tokens["referee"], expect=401)["error"] == "unauthorized"
+    # 401/403 before 404 (API.md's order): an unknown match answers 404 only to a token that could see it.
+    r = client.get("/api/matches/nosuchmatch/devices", headers=auth(ADMIN))
+    assert r.status_code == 404 and r.get_json()["error"] == "not_found"
+    assert client.get("/api/matches/nosuchmatch/devices").status_code == 401
+
+
+def test_devices_revoking_a_role_tells_its_consoles_and_forgets_them(app: Flask, client: FlaskClient, match: MatchDriver) -> None:
+    first, second = _console(app, match, "assistant1", "A"), _console(app, match, "assistant1", "B")
+    referee = _console(app, match, "referee", "R")
+    other = MatchDriver(client, match.clock)
+    other_match_console = _console(app, other, "assistant1", "A elsewhere")
+    for sio in (first, second, referee, other_match_console):
+        sio.get_received()
+    live = app.extensions["qalisball_live"]
+    assert live.revoke_role(match.id, "assistant1") == 2
+    for sio in (first, second):
+        assert _received(sio) == [("token_revoked", {"role": "assistant1"})]
+    assert _received(referee) == [] and _received(other_match_console) == []
+    assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
+    assert [d["role"] for d in _devices(client, other, ADMIN)] == ["assistant1"]
+    # What a forgotten console still says is not listed again; it keeps watching as a spectator.
+    first.emit("status", {"queued": 4})
+    assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
+    match.kickoff()
+    assert [name for name, _ in _received(first)] == ["event", "state"] * 2
