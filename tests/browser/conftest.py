@@ -67,6 +67,15 @@ class Server:
         data: list[dict[str, Any]] = self.http.get(f"{self.base}/api/matches/{match_id}/events", timeout=10).json()
         return data
 
+    def last_event(self, match_id: str, event_type: str, timeout: float = 15) -> dict[str, Any]:
+        """The last logged event once it is of ``event_type``: a console may show a call before the server has it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            last = self.events(match_id)[-1]
+            if last["type"] == event_type or time.monotonic() > deadline:
+                return last
+            time.sleep(0.1)
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -105,7 +105,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     referee.locator("#fix-reason").fill("wrong number")
     referee.locator("#fix-save").click()
     expect(referee.locator("#notice-title")).to_have_text(f"Corrected #{goal}: Goal, {HOME} #5 陈静")
-    amend = server.events(match_id)[-1]
+    amend = server.last_event(match_id, "amend")
     assert amend["type"] == "amend" and amend["target"] == goal and amend["event"]["player"] == 5
     assert amend["reason"] == "wrong number"
     expect(phone.locator("#timeline")).to_contain_text(f"Goal · {HOME} #5 陈静")
@@ -123,7 +123,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     referee.locator("#fix-save").click()
     expect(referee.locator("#home-score")).to_have_text("1")
     expect(board.locator("#home-score")).to_have_text("1")
-    assert server.events(match_id)[-1]["event"]["kind"] == "player_in_area"
+    assert server.last_event(match_id, "amend")["event"]["kind"] == "player_in_area"
     expect(referee.locator(f'#log li[data-seq="{second}"]')).to_have_class(re.compile(r"\bvoided\b"))
 
     # M7 and M8: a yellow card with its reason; a foul on the same player warns of his fouls; his second
@@ -137,7 +137,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     referee.locator('#b-codes [data-code="dissent"]').click()
     player(referee, 4)
     expect(referee.locator("#notice-title")).to_have_text(f"Yellow card, {AWAY} #4 Dana Zhou, Dissent by word or action")
-    assert server.events(match_id)[-1]["reason"] == {"code": "dissent"}
+    assert server.last_event(match_id, "card")["reason"] == {"code": "dissent"}
     server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": "home"})
     action(referee, "foul")
     team(referee, "away")
@@ -157,7 +157,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     assistant.locator("#note-text").fill("Floodlight out for two minutes")
     assistant.locator("#note-save").click()
     expect(referee.locator("#log li").first).to_contain_text("Note: Floodlight out for two minutes")
-    assert server.events(match_id)[-1]["by"] == "assistant1"
+    assert server.last_event(match_id, "note")["by"] == "assistant1"
 
     # M1: a goal tapped at 29:57 while the tablet is offline counts, though it arrives after time up.
     state = server.state(match_id)
@@ -174,7 +174,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     expect(referee.locator("#net")).to_have_text("Online", timeout=15_000)
     expect(referee.locator("#home-score")).to_have_text("2")
     expect(referee.locator("#notice-action")).to_have_text("Disallow goal")  # offered at once after a goal
-    late = server.events(match_id)[-1]
+    late = server.last_event(match_id, "goal")
     assert late["type"] == "goal" and 1_796_000 <= late["at_ms"] < 1_800_000
     assert server.state(match_id)["time_up"] is True  # received after the whistle, judged when tapped
 
@@ -229,7 +229,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
         expect(screen.locator("#sheet")).to_have_text("Provisional")
     expect(referee.locator("#lock-banner")).to_be_hidden()
     expect(referee.locator('#sign-list [data-sign="referee"]')).to_be_visible()  # to be signed again
-    assert server.events(match_id)[-1]["type"] == "reopen" and server.state(match_id)["locked"] is False
+    assert server.last_event(match_id, "reopen")["type"] == "reopen" and server.state(match_id)["locked"] is False
 
 
 def test_devices_the_referee_and_the_organiser_see_the_consoles_and_a_shared_role(devices: Devices, server: Server) -> None:
@@ -279,7 +279,7 @@ def test_m3_m7_a_missed_call_added_after_an_event_and_a_note_about_another(devic
     expect(referee.locator("#fix-preview")).to_contain_text("比分不变：0–0")
     referee.locator("#fix-save").click()
     expect(referee.locator("#log li").first).to_contain_text(f"补记于第 {taken} 条之后：")
-    inserted = server.events(match_id)[-1]
+    inserted = server.last_event(match_id, "insert")
     assert inserted["type"] == "insert" and inserted["after"] == taken and inserted["event"]["type"] == "shot_missed"
     # A note about the foul: its team and player are filled in; a misconduct code is chosen.
     referee.locator(f'#log li[data-seq="{foul}"] .d').click()
@@ -289,7 +289,7 @@ def test_m3_m7_a_missed_call_added_after_an_event_and_a_note_about_another(devic
     referee.locator("#note-text").fill("鞋钉朝上 studs up")
     referee.locator("#note-save").click()
     expect(referee.locator("#log li").first).to_contain_text("鞋钉朝上 studs up")
-    note = server.events(match_id)[-1]
+    note = server.last_event(match_id, "note")
     assert (note["type"], note["about"], note["team"], note["player"], note["code"]) == (
         "note",
         foul,
