@@ -72,6 +72,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import reports
 
     app.register_blueprint(reports.bp)
+    from . import hardening
+
+    hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
     return app
 
 
