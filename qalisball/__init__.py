@@ -36,6 +36,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         PUBLIC_URL=os.environ.get("QALISBALL_PUBLIC_URL") or None,
         CLOCK=now_ms,
         JSON_SORT_KEYS=False,
+        # No request body is read past this (the API's own limits are smaller: strict_json.py); 413 above it.
+        MAX_CONTENT_LENGTH=256 * 1024,
     )
     if test_config:
         app.config.update(test_config)

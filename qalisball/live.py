@@ -35,6 +35,10 @@ class Live:
         if isinstance(data, dict) and data.get("match"):
             leave_room(str(data["match"]))
 
+    def token_revoked(self, match_id: str, role: str) -> None:
+        """A role's token was replaced (API.md "Match day"): consoles of that role stop using it."""
+        self.socketio.emit("token_revoked", {"role": role}, to=match_id)
+
     def broadcast(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
         """After a committed event: the log entry, then the new state, to everyone in the room."""
         self.socketio.emit("event", entry, to=match_id)

@@ -127,6 +127,14 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    # Reliability and security (issue 14): not rules of the game, but cited by 503/429 answers and the docs.
+    "D40": ("事件记录的哈希链", "The event log's hash chain"),
+    "D41": ("确认日志：发现丢失的已确认事件", "The acknowledgement journal: lost acknowledged events are noticed"),
+    "D42": ("损坏的比赛只读显示并说明原因", "A damaged match is served read-only, with the reason"),
+    "D43": ("校验、备份与恢复命令", "Verify, backup and restore commands"),
+    "D44": ("严格的 UTF-8 JSON，大小与嵌套有上限", "Strict UTF-8 JSON, bounded in size and depth"),
+    "D45": ("文本字段拒绝控制字符和空白名称", "Text fields refuse control characters and blank names"),
+    "D46": ("非 ASCII 令牌无效；幂等键按角色区分", "Non-ASCII tokens are no tokens; idempotency keys are per role"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
