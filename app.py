@@ -18,9 +18,11 @@ if os.environ["QALISBALL_ASYNC_MODE"] == "gevent":
     monkey.patch_all()  # before anything imports socket or threading
 
 import socket  # noqa: E402
+import sys  # noqa: E402
 
-from qalisball import create_app  # noqa: E402
+from qalisball import ConfigError, create_app  # noqa: E402
 from qalisball.demo import ensure_demo  # noqa: E402
+from qalisball.serving import startup_text  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -51,23 +53,19 @@ def main() -> None:
     raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
-    app = create_app()
-    svc = app.extensions["qalisball"]
-    ensure_demo(svc)
+    try:
+        app = create_app()
+    except ConfigError as exc:  # a weak organiser token, for example: refuse to serve
+        print(f"qalisball: {exc}", file=sys.stderr)
+        sys.exit(2)
+    demo = ensure_demo(app.extensions["qalisball"])
     shown = _lan_address() if host in ("0.0.0.0", "::") else host
     base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
-    print(f"Qalisball Live on {base}/  (database {app.config['DATABASE']})")
-    print(f"Organiser token: {app.config['ADMIN_TOKEN']}")
-    print(f"  matches     {base}/?token={app.config['ADMIN_TOKEN']}")
-    for m in svc.matches.values():
-        print(f"\nMatch {m.id}: {m.setup.home.name} – {m.setup.away.name}")
-        print(f"  spectators  {base}/matches/{m.id}")
-        print(f"  scoreboard  {base}/matches/{m.id}/scoreboard")
-        print(f"  QR codes    {base}/matches/{m.id}/officials?token={app.config['ADMIN_TOKEN']}")
-        print(f"  report      {base}/matches/{m.id}/report")
-        for role, token in m.tokens.items():
-            print(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
-    print(flush=True)
+    # Tokens only to a terminal, never into a log file (D48).
+    text = startup_text(
+        app, base, demo, secrets_shown=sys.stdout.isatty(), admin_from_env=bool(os.environ.get("QALISBALL_ADMIN_TOKEN"))
+    )
+    print(text, flush=True)
 
     if app.config["ASYNC_MODE"] == "gevent":
         from gevent import pywsgi

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ADMIN = "bench-organiser-token"
+ADMIN = "bench-organiser-token-0123"  # at least 24 characters (D48)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 

@@ -41,6 +41,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
+    if not (test_config and "ADMIN_TOKEN" in test_config) and app.config["ADMIN_TOKEN"]:
+        _check_admin_token(app.config["ADMIN_TOKEN"])  # from the environment: refused when weak
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["ADMIN_TOKEN"]:
         app.config["ADMIN_TOKEN"] = _instance_admin_token(Path(app.instance_path))
@@ -80,12 +82,49 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
+# An organiser token from the environment shorter than this is refused at start-up (issue 14): it guards
+# every match of the installation, and wrong guesses are only throttled, not impossible.
+MIN_ADMIN_TOKEN = 24
+
+
+class ConfigError(Exception):
+    """The configuration cannot be served safely: ``app.py`` prints it and exits."""
+
+
+def _check_admin_token(token: str) -> None:
+    if len(token) < MIN_ADMIN_TOKEN:
+        raise ConfigError(
+            f"QALISBALL_ADMIN_TOKEN is {len(token)} characters long: use at least {MIN_ADMIN_TOKEN} "
+            "(for example: python -c 'import secrets; print(secrets.token_urlsafe(24))'), or unset it to "
+            "have one generated into instance/admin_token"
+        )
+    if not token.isascii() or not token.isprintable() or token != token.strip():
+        raise ConfigError("QALISBALL_ADMIN_TOKEN must be printable ASCII without spaces around it")
+
+
 def _instance_admin_token(instance: Path) -> str:
-    """The organiser token, generated once into the instance folder when the environment has none."""
+    """The organiser token, generated once into the instance folder when the environment has none.
+
+    The file is created 0600 and complete before it has its name (written to a private temporary
+    file, then linked into place), so no other user can ever read it and no process sees half a token;
+    when two processes start at once, the first link wins and both use its token.
+    """
     path = instance / "admin_token"
-    if path.exists():
-        return path.read_text().strip()
-    token = secrets.token_urlsafe(24)
-    path.write_text(token + "\n")
-    path.chmod(0o600)
-    return token
+    if not path.exists():
+        token = secrets.token_urlsafe(24)
+        tmp = instance / f".admin_token.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, (token + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made it first: use that one
+        finally:
+            os.unlink(tmp)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)  # made by an older version (0666, then chmod-ed): close it now
+    return path.read_text().strip()

@@ -135,6 +135,8 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D44": ("严格的 UTF-8 JSON，大小与嵌套有上限", "Strict UTF-8 JSON, bounded in size and depth"),
     "D45": ("文本字段拒绝控制字符和空白名称", "Text fields refuse control characters and blank names"),
     "D46": ("非 ASCII 令牌无效；幂等键按角色区分", "Non-ASCII tokens are no tokens; idempotency keys are per role"),
+    "D47": ("角色令牌只存哈希；组织者可随时签发新令牌", "Role tokens stored hashed; the organiser issues new ones"),
+    "D48": ("组织者令牌至少24个字符；令牌不写入日志", "Organiser token of 24 characters at least; no token in a log file"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"

@@ -9,7 +9,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
+import re
 import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -23,6 +31,7 @@ from qalisball.demo import demo_request
 
 from .conftest import ADMIN, MatchDriver, auth
 
+ROOT = Path(__file__).resolve().parent.parent
 FUZZ_EXAMPLES = int(os.environ.get("QALISBALL_FUZZ_EXAMPLES", "1000"))
 RANDOMISE = "QALISBALL_FUZZ_EXAMPLES" in os.environ
 
@@ -472,3 +481,204 @@ def test_stored_snapshot_sees_a_changed_row(app: Flask, match: MatchDriver) -> N
         conn.execute("UPDATE events SET voided_by = 2 WHERE seq = 1")
     conn.close()
     assert _stored(app) != before
+
+
+def test_D46_idempotency_keys_are_scoped_to_the_role_that_sent_them(app: Flask, match: MatchDriver) -> None:
+    match.kickoff()
+    by_referee = match.post({"type": "clock", "action": "pause", "id": "tablet-1"})
+    by_scorer = match.post({"type": "clock", "action": "resume", "id": "tablet-1"}, role="scorer")
+    assert by_scorer["seq"] == by_referee["seq"] + 1, "the same key from another role is another call"
+    again = match.post({"type": "clock", "action": "resume", "id": "tablet-1"}, role="scorer", expect=200)
+    assert again["seq"] == by_scorer["seq"]
+    # The scorer cannot read the referee's answer by replaying its key with the referee's body.
+    other = match.post({"type": "clock", "action": "pause", "id": "tablet-1"}, role="scorer", expect=409)
+    assert other["error"] == "conflict"
+
+
+# ---------------------------------------------------------------------------------------------
+# D47: role tokens stored hashed; new ones issued when the organiser asks
+
+
+def _restarted(app: Flask, clock: Any) -> Flask:
+    from qalisball import create_app
+
+    path = app.extensions["qalisball"].store.path
+    app.extensions["qalisball"].store.close()
+    return create_app({"TESTING": True, "DATABASE": path, "ADMIN_TOKEN": ADMIN, "CLOCK": clock})
+
+
+def test_D47_role_tokens_are_stored_hashed_never_in_clear(app: Flask, match: MatchDriver) -> None:
+    match.kickoff()
+    store = app.extensions["qalisball"].store
+    stored = json.loads(store.db.execute("SELECT tokens FROM matches WHERE id = ?", [match.id]).fetchone()[0])
+    assert sorted(stored) == sorted(ROLES) and all(v.startswith("sha256:") for v in stored.values())
+    raw = b"".join(Path(store.path + suffix).read_bytes() for suffix in ("", "-wal") if Path(store.path + suffix).exists())
+    for token in match.tokens.values():
+        assert token.encode() not in raw
+
+
+def test_D47_tokens_from_creation_still_work_after_a_restart_and_the_officials_page_issues_new_ones(
+    app: Flask, match: MatchDriver, clock: Any
+) -> None:
+    app = _restarted(app, clock)
+    client = app.test_client()
+    ref = match.tokens["referee"]
+    assert (
+        client.post(
+            f"/api/matches/{match.id}/events", json={"type": "coin_toss", "kickoff": "home", "home_end": "x0"}, headers=auth(ref)
+        ).status_code
+        == 201
+    )
+    # After a restart the clear tokens are gone: the page offers new codes instead of QR codes.
+    html = client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=en").get_data(as_text=True)
+    assert html.count('class="qr"') == 1  # the spectators' code only
+    assert html.count("New code (the old one stops working)") == 4
+    assert "为下列所有角色生成新二维码" in client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=zh").get_data(
+        as_text=True
+    )
+    # A form post without the organiser token changes nothing.
+    assert client.post(f"/matches/{match.id}/officials", data={"token": ref, "role": "referee"}).status_code == 401
+    assert client.post(f"/api/matches/{match.id}/events", json={"type": "period_start"}, headers=auth(ref)).status_code == 201
+    r = client.post(f"/matches/{match.id}/officials", data={"token": ADMIN, "role": "referee"})
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/matches/{match.id}/officials?token={ADMIN}")
+    html = client.get(r.headers["Location"] + "&lang=en").get_data(as_text=True)
+    new = html.split(f"/matches/{match.id}/referee?token=")[1].split('"')[0]
+    assert new != ref and html.count("New code (the old one stops working)") == 3
+    assert (
+        client.post(f"/api/matches/{match.id}/events", json={"type": "clock", "action": "pause"}, headers=auth(ref)).status_code
+        == 401
+    )
+    assert (
+        client.post(f"/api/matches/{match.id}/events", json={"type": "clock", "action": "pause"}, headers=auth(new)).status_code
+        == 201
+    )
+    app.extensions["qalisball"].store.close()
+
+
+def test_D47_the_organiser_issues_a_new_token_for_a_role_over_the_api(app: Flask, match: MatchDriver) -> None:
+    from qalisball import socketio
+
+    url = f"/api/matches/{match.id}/tokens/scorer"
+    before = _stored(app)
+    _refused(app, match.client.post(url), 401, "unauthorized")
+    _refused(app, match.client.post(url, headers=auth(match.tokens["referee"])), 403, "forbidden")
+    _refused(app, match.client.post("/api/matches/nosuch/tokens/scorer", headers=auth(ADMIN)), 404, "not_found")
+    _refused(app, match.client.post(f"/api/matches/{match.id}/tokens/captain", headers=auth(ADMIN)), 404, "not_found")
+    assert _stored(app) == before
+    console = socketio.test_client(app)
+    console.emit("join", {"match": match.id})
+    console.get_received()
+    r = match.client.post(url, headers=auth(ADMIN))
+    assert r.status_code == 200 and sorted(r.get_json()) == ["token"]
+    new = r.get_json()["token"]
+    assert [(m["name"], m["args"][0]) for m in console.get_received()] == [("token_revoked", {"role": "scorer"})]
+    pause = {"type": "clock", "action": "pause"}
+    match.kickoff()
+    old = match.client.post(f"/api/matches/{match.id}/events", json=pause, headers=auth(match.tokens["scorer"]))
+    _refused(app, old, 401, "unauthorized")
+    assert match.client.post(f"/api/matches/{match.id}/events", json=pause, headers=auth(new)).status_code == 201
+    assert new not in json.dumps(match.client.get(f"/api/matches/{match.id}").get_json())
+
+
+# ---------------------------------------------------------------------------------------------
+# D48: the organiser token; the token file; what start-up prints
+
+
+def test_D48_an_organiser_token_from_the_environment_shorter_than_24_characters_is_refused_at_start_up(tmp_path: Any) -> None:
+    env = {
+        **os.environ,
+        "QALISBALL_DB": str(tmp_path / "x.db"),
+        "QALISBALL_ADMIN_TOKEN": "short-token-23-characters"[:23],
+        "PORT": "1",
+    }
+    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "QALISBALL_ADMIN_TOKEN is 23 characters long: use at least 24" in done.stderr
+    assert not (tmp_path / "x.db").exists(), "nothing was served or created"
+    from qalisball import ConfigError, create_app
+
+    for weak in ("x" * 23, "令" * 30, " " + "x" * 30):
+        os.environ["QALISBALL_ADMIN_TOKEN"] = weak
+        try:
+            with pytest.raises(ConfigError):
+                create_app({"DATABASE": str(tmp_path / "y.db")})
+        finally:
+            del os.environ["QALISBALL_ADMIN_TOKEN"]
+
+
+def test_D48_the_token_file_is_created_0600_atomically_and_tightened_when_older(tmp_path: Any) -> None:
+    from qalisball import _instance_admin_token
+
+    old = os.umask(0)  # even with a permissive umask
+    try:
+        tokens: list[str] = []
+        threads = [threading.Thread(target=lambda: tokens.append(_instance_admin_token(tmp_path))) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        os.umask(old)
+    path = tmp_path / "admin_token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(set(tokens)) == 1 and len(tokens[0]) >= 24, "every process uses the one token that won"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["admin_token"], "no temporary file left behind"
+    path.chmod(0o666)  # as an older version left it
+    assert _instance_admin_token(tmp_path) == tokens[0]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def _start_app(tmp_path: Any, stdout: Any) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "QALISBALL_DB": str(tmp_path / "x.db"),
+        "QALISBALL_ADMIN_TOKEN": "printed-organiser-token-0123456",
+        "PORT": str(_free_port()),
+        "PYTHONUNBUFFERED": "1",
+    }
+    return subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _read_until(read: Any, marker: bytes, limit_s: float = 60) -> bytes:
+    out = b""
+    deadline = time.monotonic() + limit_s
+    while marker not in out and time.monotonic() < deadline:
+        out += read()
+    return out
+
+
+def test_D48_start_up_prints_the_links_with_tokens_to_a_terminal_never_into_a_log_file(tmp_path: Any) -> None:
+    log = tmp_path / "server.log"
+    with log.open("wb") as out:
+        proc = _start_app(tmp_path, out)
+    try:
+        _read_until(lambda: (time.sleep(0.05), log.read_bytes())[1], b"  report ")
+    finally:
+        proc.kill()
+        proc.wait()
+    text = log.read_bytes()
+    assert b"Qalisball Live on" in text and b"/scoreboard" in text
+    assert not re.search(rb"token=[\w-]", text) and b"printed-organiser-token" not in text, text.decode()
+    assert b"not printed (this output is not a terminal); it is the QALISBALL_ADMIN_TOKEN you set" in text
+    # To a terminal (make run): the organiser's links and the demo match's consoles, once.
+    master, slave = pty.openpty()
+    (tmp_path / "tty").mkdir()
+    proc = _start_app(tmp_path / "tty", slave)
+    os.close(slave)
+    try:
+        text = _read_until(lambda: os.read(master, 65536), b"scorer ")
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+    assert b"?token=printed-organiser-token-0123456" in text
+    assert text.count(b"/referee?token=") == 4 and text.count(b"Organiser token:") == 1
