@@ -34,6 +34,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ASYNC_MODE=os.environ.get("QALISBALL_ASYNC_MODE", "threading"),
         # The address QR codes carry (e.g. http://192.168.1.20:5000); else the address the page was opened with.
         PUBLIC_URL=os.environ.get("QALISBALL_PUBLIC_URL") or None,
+        # Behind a reverse proxy: how many proxies' X-Forwarded-For/-Proto to believe, so that throttling
+        # (D50) sees the client's address, not the proxy's. 0: none (clients connect directly).
+        PROXY_HOPS=int(os.environ.get("QALISBALL_PROXY_HOPS", "0")),
         CLOCK=now_ms,
         JSON_SORT_KEYS=False,
         # No request body is read past this (the API's own limits are smaller: strict_json.py); 413 above it.
@@ -79,6 +82,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import hardening
 
     hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
+    if app.config["PROXY_HOPS"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["PROXY_HOPS"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     return app
 
 

@@ -137,6 +137,11 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D46": ("非 ASCII 令牌无效；幂等键按角色区分", "Non-ASCII tokens are no tokens; idempotency keys are per role"),
     "D47": ("角色令牌只存哈希；组织者可随时签发新令牌", "Role tokens stored hashed; the organiser issues new ones"),
     "D48": ("组织者令牌至少24个字符；令牌不写入日志", "Organiser token of 24 characters at least; no token in a log file"),
+    "D49": (
+        "页面安全标头：内容安全策略，禁止被嵌入（叠加层除外）",
+        "Security headers: a content policy, no framing but the overlay",
+    ),
+    "D50": ("按地址限制错误令牌的尝试次数", "Wrong tokens throttled per client address"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"

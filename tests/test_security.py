@@ -428,6 +428,7 @@ def test_D44_fuzz_every_endpoint_never_answers_500_and_a_4xx_never_changes_anyth
     """Hypothesis sends bodies, credentials, ids and queries at every endpoint (pages, API, reports)."""
     match.kickoff()
     match.take()
+    app.extensions["qalisball_throttle"].burst = 10**9  # wrong tokens are the point here (throttling: D50's test)
     seen: dict[int, int] = {}
 
     @settings(
@@ -682,3 +683,100 @@ def test_D48_start_up_prints_the_links_with_tokens_to_a_terminal_never_into_a_lo
         os.close(master)
     assert b"?token=printed-organiser-token-0123456" in text
     assert text.count(b"/referee?token=") == 4 and text.count(b"Organiser token:") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# D49: security headers (the Chromium test of framing is tests/browser/test_security_headers.py)
+
+
+def test_D49_every_page_has_a_csp_without_inline_script_nosniff_and_no_referrer(app: Flask, match: MatchDriver) -> None:
+    pages = [
+        "/",
+        f"/matches/{match.id}",
+        f"/matches/{match.id}/scoreboard",
+        f"/matches/{match.id}/referee?token={match.tokens['referee']}",
+        f"/matches/{match.id}/referee",
+        f"/matches/{match.id}/officials?token={ADMIN}",
+        f"/matches/{match.id}/report",
+    ]
+    for path in pages:
+        r = match.client.get(path)
+        csp = r.headers["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0], path
+        assert "frame-ancestors 'none'" in csp and r.headers["X-Frame-Options"] == "DENY", path
+        assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Referrer-Policy"] == "no-referrer", path
+        html = r.get_data(as_text=True)
+        # An inline script runs only with this answer's nonce (templates that still have one: officials, token).
+        for tag in re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html):
+            assert 'type="application/json"' in tag or f'nonce="{csp.split("nonce-")[1].split(chr(39))[0]}"' in tag, (path, tag)
+    api = match.client.get(f"/api/matches/{match.id}")
+    assert api.headers["X-Content-Type-Options"] == "nosniff" and "Content-Security-Policy" not in api.headers
+
+
+def test_D49_the_overlay_alone_may_be_framed(app: Flask, match: MatchDriver) -> None:
+    overlay = match.client.get(f"/matches/{match.id}/scoreboard?overlay=1")
+    assert "frame-ancestors" not in overlay.headers["Content-Security-Policy"] and "X-Frame-Options" not in overlay.headers
+    assert "script-src 'self';" in overlay.headers["Content-Security-Policy"]
+    board = match.client.get(f"/matches/{match.id}/scoreboard?overlay=0")
+    assert "frame-ancestors 'none'" in board.headers["Content-Security-Policy"]
+
+
+def test_D49_an_answer_to_a_request_with_a_token_is_never_cached(match: MatchDriver) -> None:
+    assert match.client.get(f"/matches/{match.id}/referee?token={match.tokens['referee']}").headers["Cache-Control"] == "no-store"
+    assert match.client.get(f"/matches/{match.id}/officials?token={ADMIN}").headers["Cache-Control"] == "no-store"
+    assert "no-store" not in match.client.get(f"/matches/{match.id}/scoreboard").headers.get("Cache-Control", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# D50: wrong tokens throttled per client address
+
+
+def test_D50_wrong_tokens_are_throttled_per_address_with_retry_after(app: Flask, match: MatchDriver, clock: Any) -> None:
+    url = f"/api/matches/{match.id}/events"
+    guess = {"REMOTE_ADDR": "192.0.2.66"}
+    before = _stored(app)
+    for i in range(10):
+        r = match.client.post(url, json={"type": "period_start"}, headers=auth(f"guess-{i}"), environ_base=guess)
+        assert r.status_code == 401, i
+    r = match.client.post(url, json={"type": "period_start"}, headers=auth("guess-10"), environ_base=guess)
+    body = _refused(app, r, 429, "too_many_requests")
+    assert int(r.headers["Retry-After"]) == 6 and "try again in 6 s" in body["message"]
+    # While throttled even the right token is refused, before it is looked at: guessing learns nothing.
+    right = match.client.post(
+        url,
+        json={"type": "coin_toss", "kickoff": "home", "home_end": "x0"},
+        headers=auth(match.tokens["referee"]),
+        environ_base=guess,
+    )
+    assert right.status_code == 429
+    for page in (f"/matches/{match.id}/referee?token=x", "/?token=x", f"/matches/{match.id}/officials?token={ADMIN}"):
+        assert match.client.get(page, environ_base=guess).status_code == 429, page
+    # Spectators from that address, and officials from other addresses, are not affected.
+    assert match.client.get(f"/matches/{match.id}", environ_base=guess).status_code == 200
+    other = match.client.post(
+        url,
+        json={"type": "coin_toss", "kickoff": "home", "home_end": "x0"},
+        headers=auth(match.tokens["referee"]),
+        environ_base={"REMOTE_ADDR": "192.0.2.7"},
+    )
+    assert other.status_code == 201
+    assert _stored(app) != before
+    # The bucket drains: one more try every 6 s.
+    clock.advance(6_000)
+    assert match.client.post(url, json={"type": "period_start"}, headers=auth("guess-11"), environ_base=guess).status_code == 401
+    assert match.client.post(url, json={"type": "period_start"}, headers=auth("guess-12"), environ_base=guess).status_code == 429
+    clock.advance(60_000)
+    ok = match.client.post(url, json={"type": "period_start"}, headers=auth(match.tokens["referee"]), environ_base=guess)
+    assert ok.status_code == 201
+
+
+def test_D50_wrong_organiser_tokens_on_pages_count_too(app: Flask, match: MatchDriver) -> None:
+    guess = {"REMOTE_ADDR": "192.0.2.67"}
+    for i in range(5):
+        assert match.client.get(f"/?token=wrong-{i}", environ_base=guess).status_code == 200  # "not accepted"
+        assert match.client.get(f"/matches/{match.id}/officials?token=wrong-{i}", environ_base=guess).status_code == 401
+    r = match.client.get(f"/?token={ADMIN}&lang=zh", environ_base=guess)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) == 6
+    assert r.get_data(as_text=True) == "此设备输入错误令牌的次数过多：请 6 秒后再试。\n"
+    en = match.client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=en", environ_base=guess)
+    assert en.get_data(as_text=True) == "Too many wrong tokens from this device: try again in 6 s.\n"
