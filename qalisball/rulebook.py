@@ -142,6 +142,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "Security headers: a content policy, no framing but the overlay",
     ),
     "D50": ("按地址限制错误令牌的尝试次数", "Wrong tokens throttled per client address"),
+    "D51": ("CSV 中以公式字符开头的单元格加以转义", "CSV cells that start a formula are escaped"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"

@@ -780,3 +780,29 @@ def test_D50_wrong_organiser_tokens_on_pages_count_too(app: Flask, match: MatchD
     assert r.get_data(as_text=True) == "此设备输入错误令牌的次数过多：请 6 秒后再试。\n"
     en = match.client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=en", environ_base=guess)
     assert en.get_data(as_text=True) == "Too many wrong tokens from this device: try again in 6 s.\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# D51: CSV cells that a spreadsheet would run are escaped
+
+
+def test_D51_csv_cells_starting_with_a_formula_character_are_escaped(client: FlaskClient, clock: Any) -> None:
+    import csv as csvlib
+
+    body = demo_request()
+    body["home"]["name"] = '=HYPERLINK("http://evil.example","Renmin")'
+    names = ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "Li Hua", "- dash", "陈静", "杨帆", "赵磊", "周敏"]
+    for player, name in zip(body["home"]["players"], names, strict=True):
+        player["name"] = name
+    match = MatchDriver(client, clock, body)
+    match.kickoff()
+    text = client.get(f"/matches/{match.id}/report.csv").get_data(as_text=True)
+    rows = list(csvlib.reader(io.StringIO(text.lstrip("\ufeff"))))
+    cells = [c for row in rows for c in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], "no cell starts a formula"
+    home = [r for r in rows[1:] if r[0] == "home"]
+    assert home[0][1] == '\'=HYPERLINK("http://evil.example","Renmin")'
+    assert [r[3] for r in home[:6]] == ["'=1+1", "'+SUM(A1)", "'-2+3", "'@cmd", "Li Hua", "'- dash"]
+    from qalisball.reports.render import csv_safe
+
+    assert [csv_safe(v) for v in ("\tx", "\rx", -3, 2.5, None, "a=b")] == ["'\tx", "'\rx", -3, 2.5, None, "a=b"]
