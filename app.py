@@ -22,7 +22,7 @@ import sys  # noqa: E402
 
 from qalisball import ConfigError, create_app  # noqa: E402
 from qalisball.demo import ensure_demo  # noqa: E402
-from qalisball.serving import startup_text  # noqa: E402
+from qalisball.serving import handler_class, startup_text  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -69,14 +69,17 @@ def main() -> None:
 
     if app.config["ASYNC_MODE"] == "gevent":
         from gevent import pywsgi
-        from geventwebsocket.handler import WebSocketHandler
 
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         listener.bind((host, port))
         listener.listen(1024)
-        server = pywsgi.WSGIServer(listener, app, handler_class=WebSocketHandler, log=None)
+        # Bounded connections (D52): a socket idle or unable to take data for longer than a ping cycle is
+        # closed, a small send buffer per client, at most MAX_CONNECTIONS_PER_ADDRESS per address.
+        io_timeout = app.config["PING_INTERVAL"] + app.config["PING_TIMEOUT"] + 5
+        handler = handler_class(io_timeout, app.config["MAX_CONNECTIONS_PER_ADDRESS"])
+        server = pywsgi.WSGIServer(listener, app, handler_class=handler, log=None)
         server.serve_forever()
     else:
         from qalisball import socketio

@@ -37,6 +37,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # Behind a reverse proxy: how many proxies' X-Forwarded-For/-Proto to believe, so that throttling
         # (D50) sees the client's address, not the proxy's. 0: none (clients connect directly).
         PROXY_HOPS=int(os.environ.get("QALISBALL_PROXY_HOPS", "0")),
+        # Live connections bounded (D52): Engine.IO pings every PING_INTERVAL s and drops a client that
+        # has not answered PING_TIMEOUT s later; app.py closes a socket idle (or unable to take data)
+        # for longer than both; at most MAX_CONNECTIONS_PER_ADDRESS connections per client address (0: no cap).
+        PING_INTERVAL=float(os.environ.get("QALISBALL_PING_INTERVAL", "10")),
+        PING_TIMEOUT=float(os.environ.get("QALISBALL_PING_TIMEOUT", "10")),
+        MAX_CONNECTIONS_PER_ADDRESS=int(os.environ.get("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS", "100")),
         CLOCK=now_ms,
         JSON_SORT_KEYS=False,
         # No request body is read past this (the API's own limits are smaller: strict_json.py); 413 above it.
@@ -65,6 +71,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         async_mode=app.config["ASYNC_MODE"],
         message_queue=app.config["MESSAGE_QUEUE"],
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
+        ping_interval=app.config["PING_INTERVAL"],
+        ping_timeout=app.config["PING_TIMEOUT"],
     )
     live = Live(socketio, svc)
     app.extensions["qalisball_live"] = live

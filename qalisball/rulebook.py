@@ -143,6 +143,10 @@ DECISIONS: dict[str, tuple[str, str]] = {
     ),
     "D50": ("按地址限制错误令牌的尝试次数", "Wrong tokens throttled per client address"),
     "D51": ("CSV 中以公式字符开头的单元格加以转义", "CSV cells that start a formula are escaped"),
+    "D52": (
+        "实时连接有上限：心跳超时、发送队列、每地址连接数",
+        "Live connections bounded: ping timeouts, send queues, per-address cap",
+    ),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"

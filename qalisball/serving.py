@@ -9,6 +9,8 @@ clear only when a match is created, so only a demo match created at this start-u
 
 from __future__ import annotations
 
+import contextlib
+
 from flask import Flask
 
 from .service import Match
@@ -44,3 +46,92 @@ def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool,
             for role, token in m.tokens.items():
                 lines.append(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# The connection handler (D52)
+
+# The kernel keeps at most this much unsent data per connection (Linux doubles it): a client that does
+# not read holds ~256 KB, not the megabytes of an auto-tuned buffer.
+SEND_BUFFER = 128 * 1024
+_REFUSAL_TEXT = b"too many connections from this address (D52)\n"
+REFUSAL = (
+    b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 10\r\n"
+    b"Connection: close\r\nContent-Length: " + str(len(_REFUSAL_TEXT)).encode() + b"\r\n\r\n" + _REFUSAL_TEXT
+)
+
+
+class ConnectionLimits:
+    """Open connections per client address, capped (0: no cap). One per server; used from greenlets."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.open: dict[str, int] = {}
+        self.refused = 0
+
+    def acquire(self, address: str) -> bool:
+        if self.per_address and self.open.get(address, 0) >= self.per_address:
+            self.refused += 1
+            return False
+        self.open[address] = self.open.get(address, 0) + 1
+        return True
+
+    def release(self, address: str) -> None:
+        left = self.open.get(address, 1) - 1
+        if left:
+            self.open[address] = left
+        else:
+            self.open.pop(address, None)
+
+
+def handler_class(io_timeout: float, per_address: int) -> type:
+    """gevent-websocket's handler, bounded: a per-address cap, a socket timeout, a small send buffer, keepalive.
+
+    The timeout (longer than Engine.IO's ping interval plus its timeout) applies to every read and
+    write of the connection: a client that stops reading cannot block a write for longer, a half-open
+    socket (a phone gone out of range) is closed, and an idle keep-alive connection too.
+    """
+    import socket
+
+    from geventwebsocket.handler import WebSocketHandler
+
+    limits = ConnectionLimits(per_address)
+
+    class BoundedHandler(WebSocketHandler):  # type: ignore[misc]
+        def handle(self) -> None:
+            address = str(self.client_address[0] if isinstance(self.client_address, tuple) else self.client_address)
+            if not limits.acquire(address):
+                try:
+                    self.socket.sendall(REFUSAL)
+                except OSError:
+                    pass
+                finally:
+                    self.socket.close()
+                return
+            try:
+                _tune(self.socket, io_timeout)
+                super().handle()
+            finally:
+                limits.release(address)
+
+        def get_environ(self) -> dict[str, object]:
+            environ: dict[str, object] = super().get_environ()
+            # Live.broadcast closes a websocket client that cannot keep up through this (D52).
+            environ["qalisball.connection"] = self.socket
+            return environ
+
+    def _tune(sock: socket.socket, timeout: float) -> None:
+        sock.settimeout(timeout)
+        for level, option, value in (
+            (socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER),
+            (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", 0), 30),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", 0), 10),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", 0), 3),
+        ):
+            if option:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(level, option, value)
+
+    BoundedHandler.limits = limits
+    return BoundedHandler

@@ -6,6 +6,7 @@ Each test is named after the decision it proves (docs/decisions.md, D44–D59).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -806,3 +807,166 @@ def test_D51_csv_cells_starting_with_a_formula_character_are_escaped(client: Fla
     from qalisball.reports.render import csv_safe
 
     assert [csv_safe(v) for v in ("\tx", "\rx", -3, 2.5, None, "a=b")] == ["'\tx", "'\rx", -3, 2.5, None, "a=b"]
+
+
+# ---------------------------------------------------------------------------------------------
+# D52: live connections bounded (the real server: app.py, gevent)
+
+
+def _closed_by_server(sock: Any, limit_s: float = 90) -> bool:
+    """Drain ``sock`` until the server closes it (EOF or reset); False if it is still open at the limit."""
+    sock.settimeout(1)
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            if sock.recv(1 << 20) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except OSError:  # reset by the server
+            return True
+    return False
+
+
+class _Spectator:
+    """A well-behaved Socket.IO client over a raw websocket: reads everything, answers pings."""
+
+    def __init__(self, url: str, match_id: str) -> None:
+        import websocket
+
+        self.ws = websocket.create_connection(url, timeout=30)
+        self.states: list[dict[str, Any]] = []
+        self.ws.send("40")
+        self.ws.send("42" + json.dumps(["join", {"match": match_id}]))
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                message = self.ws.recv()
+                if message == "2":
+                    self.ws.send("3")
+                elif isinstance(message, str) and message.startswith('42["state"'):
+                    self.states.append(json.loads(message[2:])[1])
+        except Exception:  # closed at the end of the test
+            return
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def test_D52_clients_that_never_read_are_dropped_and_the_others_keep_up(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    import requests
+    import websocket
+
+    from .test_durability import Server, _create, _post
+
+    monkeypatch.setenv("QALISBALL_PING_INTERVAL", "2")
+    monkeypatch.setenv("QALISBALL_PING_TIMEOUT", "2")
+    srv = Server(tmp_path / "live.db", tmp_path / "server.log")
+    srv.start()
+    stop = threading.Event()
+    slow: list[Any] = []
+    try:
+        match_id, tokens = _create(srv)
+        url = srv.base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket"
+        good = _Spectator(url, match_id)
+        # Five clients join and never read a byte (a tiny receive buffer, as a phone that froze):
+        # three keep answering pings blindly (alive for Engine.IO: only the bounded queue can drop them),
+        # two say nothing at all (half-open: the ping timeout drops them).
+        slow = [
+            websocket.create_connection(url, timeout=30, sockopt=[(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)]) for _ in range(5)
+        ]
+        for ws in slow:
+            ws.send("40")
+            ws.send("42" + json.dumps(["join", {"match": match_id}]))
+
+        def blind_pongs() -> None:
+            while not stop.wait(1):
+                for ws in slow[:3]:
+                    with contextlib.suppress(Exception):
+                        ws.send("3")
+
+        threading.Thread(target=blind_pongs, daemon=True).start()
+        session = requests.Session()
+        assert _post(session, srv, match_id, tokens["referee"], {"type": "coin_toss", "kickoff": "home", "home_end": "x0"}).ok
+        assert _post(session, srv, match_id, tokens["referee"], {"type": "period_start"}).ok
+        for i in range(200):
+            action = "pause" if i % 2 == 0 else "resume"
+            r = _post(session, srv, match_id, tokens["scorer"], {"type": "clock", "action": action})
+            assert r.status_code == 201, r.text
+        last = r.json()["seq"]
+        dropped = [_closed_by_server(ws.sock) for ws in slow]
+        stop.set()
+        assert dropped == [True] * 5, dropped
+        # The reader kept up: it has every state, the last one included.
+        deadline = time.monotonic() + 30
+        while (not good.states or good.states[-1]["seq"] != last) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [s["seq"] for s in good.states][-1] == last
+        assert [s["seq"] for s in good.states] == sorted({s["seq"] for s in good.states})
+        # A dropped client that comes back gets the present at once.
+        back = _Spectator(url, match_id)
+        deadline = time.monotonic() + 30
+        while not back.states and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert back.states[0]["seq"] == last
+        # A half-open client (joined, then silent: no reads, no pongs) is dropped with no event to send.
+        silent = websocket.create_connection(url, timeout=30)
+        silent.send("40")
+        silent.send("42" + json.dumps(["join", {"match": match_id}]))
+        assert _closed_by_server(silent.sock), "the ping timeout closes a half-open socket"
+        good.close()
+        back.close()
+        session.close()
+    finally:
+        stop.set()
+        for ws in [*slow, *([silent] if "silent" in locals() else [])]:
+            ws.close()
+        srv.stop()
+
+
+def test_D52_connections_per_address_are_capped(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from .test_durability import Server
+
+    monkeypatch.setenv("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS", "6")
+    srv = Server(tmp_path / "live.db", tmp_path / "server.log")
+    srv.start()
+    host, port = "127.0.0.1", int(srv.base.rsplit(":", 1)[1])
+    held: list[socket.socket] = []
+    try:
+        time.sleep(0.5)  # the start-up probe's kept-alive connection is closed by now or counted: allow for it
+        for _ in range(6):
+            held.append(socket.create_connection((host, port), timeout=10))
+        extra = socket.create_connection((host, port), timeout=10)
+        extra.sendall(b"GET /api/matches HTTP/1.1\r\nHost: x\r\n\r\n")
+        answer = _read_all(extra)
+        assert answer.startswith(b"HTTP/1.1 429") and b"Retry-After: 10" in answer, answer[:200]
+        held.pop().close()
+        time.sleep(0.5)
+        again = socket.create_connection((host, port), timeout=10)
+        again.sendall(b"GET /api/matches HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _read_all(again).startswith(b"HTTP/1.1 200")
+    finally:
+        for s in held:
+            s.close()
+        srv.stop()
+
+
+def _read_all(sock: Any) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    sock.close()
+    return out
