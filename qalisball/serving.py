@@ -114,6 +114,12 @@ def handler_class(io_timeout: float, per_address: int) -> type:
             finally:
                 limits.release(address)
 
+        def run_websocket(self) -> None:
+            try:
+                super().run_websocket()
+            finally:
+                _reset_if_unsent(self.socket)
+
         def get_environ(self) -> dict[str, object]:
             environ: dict[str, object] = super().get_environ()
             # Live.broadcast closes a websocket client that cannot keep up through this (D52).
@@ -135,3 +141,23 @@ def handler_class(io_timeout: float, per_address: int) -> type:
 
     BoundedHandler.limits = limits
     return BoundedHandler
+
+
+def _reset_if_unsent(sock: object) -> None:
+    """A websocket that ends with data its client never took: let its close reset the connection.
+
+    A plain close would leave the kernel trying to deliver that data (an orphan socket holding its
+    buffer for minutes); with SO_LINGER 0 the close sends RST and the memory is freed at once.
+    """
+    import fcntl
+    import socket
+    import struct
+    import termios
+
+    try:
+        fileno = sock.fileno()  # type: ignore[attr-defined]
+        unsent = struct.unpack("i", fcntl.ioctl(fileno, termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+        if unsent > 0:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        pass
