@@ -18,9 +18,11 @@ if os.environ["QALISBALL_ASYNC_MODE"] == "gevent":
     monkey.patch_all()  # before anything imports socket or threading
 
 import socket  # noqa: E402
+import sys  # noqa: E402
 
-from qalisball import create_app  # noqa: E402
+from qalisball import ConfigError, create_app  # noqa: E402
 from qalisball.demo import ensure_demo, ensure_demo_competition  # noqa: E402
+from qalisball.serving import handler_class, startup_text  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -51,43 +53,35 @@ def main() -> None:
     raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
-    app = create_app()
-    svc = app.extensions["qalisball"]
-    comps = app.extensions["qalisball_competitions"]
-    if ensure_demo(svc) is not None:  # an empty database: a demo competition too
-        ensure_demo_competition(comps)
+    try:
+        app = create_app()
+    except ConfigError as exc:  # a weak organiser token, for example: refuse to serve
+        print(f"qalisball: {exc}", file=sys.stderr)
+        sys.exit(2)
+    demo = ensure_demo(app.extensions["qalisball"])
+    if demo is not None:  # an empty database: a demo competition too
+        ensure_demo_competition(app.extensions["qalisball_competitions"])
     shown = _lan_address() if host in ("0.0.0.0", "::") else host
     base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
-    print(f"Qalisball Live on {base}/  (database {app.config['DATABASE']})")
-    print(f"Organiser token: {app.config['ADMIN_TOKEN']}")
-    print(f"  matches     {base}/?token={app.config['ADMIN_TOKEN']}")
-    print(f"  competitions {base}/competitions?token={app.config['ADMIN_TOKEN']}")
-    for m in svc.matches.values():
-        print(f"\nMatch {m.id}: {m.setup.home.name} – {m.setup.away.name}")
-        print(f"  spectators  {base}/matches/{m.id}")
-        print(f"  scoreboard  {base}/matches/{m.id}/scoreboard")
-        print(f"  QR codes    {base}/matches/{m.id}/officials?token={app.config['ADMIN_TOKEN']}")
-        print(f"  report      {base}/matches/{m.id}/report")
-        for role, token in m.tokens.items():
-            print(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
-    for c in comps.competitions.values():
-        print(f"\nCompetition {c.id}: {c.name}")
-        print(f"  public      {base}/competitions/{c.id}")
-        print(f"  big screen  {base}/competitions/{c.id}/screen")
-        print(f"  organiser   {base}/competitions/{c.id}/admin?token={app.config['ADMIN_TOKEN']}")
-        print(f"  standings   {base}/competitions/{c.id}/standings")
-    print(flush=True)
+    # Tokens only to a terminal, never into a log file (D48).
+    text = startup_text(
+        app, base, demo, secrets_shown=sys.stdout.isatty(), admin_from_env=bool(os.environ.get("QALISBALL_ADMIN_TOKEN"))
+    )
+    print(text, flush=True)
 
     if app.config["ASYNC_MODE"] == "gevent":
         from gevent import pywsgi
-        from geventwebsocket.handler import WebSocketHandler
 
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         listener.bind((host, port))
         listener.listen(1024)
-        server = pywsgi.WSGIServer(listener, app, handler_class=WebSocketHandler, log=None)
+        # Bounded connections (D52): a socket idle or unable to take data for longer than a ping cycle is
+        # closed, a small send buffer per client, at most MAX_CONNECTIONS_PER_ADDRESS per address.
+        io_timeout = app.config["PING_INTERVAL"] + app.config["PING_TIMEOUT"] + 5
+        handler = handler_class(io_timeout, app.config["MAX_CONNECTIONS_PER_ADDRESS"])
+        server = pywsgi.WSGIServer(listener, app, handler_class=handler, log=None)
         server.serve_forever()
     else:
         from qalisball import socketio

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ADMIN = "bench-organiser-token"
+ADMIN = "bench-organiser-token-0123"  # at least 24 characters (D48)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
@@ -442,6 +442,7 @@ def start_server(name: str, tmp: Path, nofile: int | None = None) -> Server:
     log = tmp / f"{name}.log"
     db = str(tmp / f"{name}.db")
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "QALISBALL_DB": db, "QALISBALL_ADMIN_TOKEN": ADMIN}
+    env["QALISBALL_MAX_CONNECTIONS_PER_ADDRESS"] = "0"  # every spectator comes from 127.0.0.1 here (D52)
     env.pop("QALISBALL_MESSAGE_QUEUE", None)
     if name == "floor":
         ws_port = _free_port()

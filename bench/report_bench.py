@@ -37,7 +37,7 @@ from qalisball import create_app  # noqa: E402
 from qalisball.demo import demo_request  # noqa: E402
 from qalisball.reports.stats import build_report  # noqa: E402
 
-ADMIN = "bench-organiser-token"
+ADMIN = "bench-organiser-token-0123"  # at least 24 characters (D48)
 
 
 class Clock:

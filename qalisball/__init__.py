@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["create_app", "socketio", "ROOT"]
+__all__ = ["create_app", "socketio", "ROOT", "ConfigError"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,19 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import gettext
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from . import devices
 from .i18n import EVENTS, current_language
+from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .rules.errors import N_, InvalidEvent, RuleViolation
 from .rules.state import MatchSetup
 from .schemas import MatchSchema, parse_event
 from .service import Conflict, Forbidden, Match, NotFound
 from .store import StorageError
+from .strict_json import SIGNED_LIMIT, BadBody, read_json
 from .web import OrganiserRequired, bearer_token, is_organiser, organiser_required, service
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -31,11 +33,13 @@ class ApiError(Exception):
         self.status, self.error, self.message, self.extra = status, error, message, extra
 
 
-def _json_body() -> Any:
-    body = request.get_json(silent=True)
-    if body is None:
-        raise ApiError(400, "invalid", "the body is not valid JSON", fields={"_schema": ["not valid JSON"]})
-    return body
+def _json_body(signed_limit: int | None = None) -> Any:
+    """The body as strict JSON (strict_json.py): 413 over the size limit, 400 for anything not plain UTF-8 JSON."""
+    try:
+        return read_json(request, signed_limit=signed_limit)
+    except BadBody as exc:
+        extra = {"fields": {"_schema": [exc.message]}} if exc.status == 400 else {}
+        raise ApiError(exc.status, exc.error, exc.message, **extra) from exc
 
 
 @bp.errorhandler(ApiError)
@@ -64,7 +68,7 @@ def _http_error(exc: HTTPException) -> tuple[Response, int] | HTTPException:
     if not request.path.startswith("/api/"):
         return exc
     code = exc.code or 500
-    name = {404: "not_found", 405: "method_not_allowed"}.get(code, "error")
+    name = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(code, "error")
     return jsonify({"error": name, "message": exc.description}), code
 
 
@@ -115,7 +119,7 @@ def post_event(match_id: str) -> tuple[Response, int]:
         raise ApiError(401, "unauthorized", "no token, or a token that is not valid for this match")
     if m is None:
         raise ApiError(404, "not_found", f"no match {match_id}")
-    body = _json_body()
+    body = _json_body(signed_limit=SIGNED_LIMIT)  # a signature may make an event larger (API.md "Match day")
     try:
         svc.authorise(role, body)
     except Forbidden as exc:
@@ -157,6 +161,18 @@ def get_devices(match_id: str) -> Response:
     if m is None:
         raise ApiError(404, "not_found", f"no match {match_id}")
     return jsonify(devices.listing(devices.registry(), m.id))
+
+
+@bp.post("/matches/<match_id>/tokens/<role>")
+@organiser_required
+def issue_token(match_id: str, role: str) -> tuple[Response, int]:
+    """A new token for ``role`` (API.md "Match day"): 200 ``{"token"}``; the old one answers 401 from now on."""
+    m = _match(match_id)
+    if role not in ROLES:
+        raise ApiError(404, "not_found", f"no role {role!r}; one of: {', '.join(ROLES)}")
+    token = service().issue_token(m, role)
+    current_app.extensions["qalisball_live"].token_revoked(m.id, role)
+    return jsonify({"token": token}), 200
 
 
 # A refusal's params that name a team ("home"/"away"), an event type, or an English phrase of the

@@ -14,6 +14,7 @@ Errors: ``Invalid`` (400 with ``fields``), ``service.NotFound`` (404), ``Conflic
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -25,6 +26,7 @@ from marshmallow import ValidationError
 
 from . import competition_csv
 from .competition_store import CompetitionStore, utc_now
+from .integrity import Damage
 from .rules.competition import bracket, discipline, schedule, standings
 from .rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
 from .rules.competition.schedule import PlanError, Planned, Source
@@ -238,6 +240,20 @@ class CompetitionService:
         self._listeners.append(listener)
 
     def _load(self) -> None:
+        """Read the competitions; a damaged database (D42) leaves them empty rather than stop the server."""
+        try:
+            self._read()
+        except sqlite3.DatabaseError as exc:
+            self.teams, self.officials, self.competitions = {}, {}, {}
+            # The database is damaged where quick_check did not look: read-only, said on every screen (D42).
+            damage = Damage(
+                N_("the database file {path} cannot be read ({error}): nothing can be stored; restore the latest backup"),
+                {"path": self.matches.store.path, "error": str(exc)},
+            )
+            self.matches.problem = self.matches.problem or damage
+            log.error("the competitions cannot be read: %s", exc)
+
+    def _read(self) -> None:
         for r in self.db.rows("teams"):
             self.teams[r["id"]] = Team(
                 r["id"], r["name"], r["short"], r["color"], r["club"], r["players"], r["created_at"], r["updated_at"]

@@ -44,8 +44,12 @@ def demo_request() -> dict[str, Any]:
 
 
 def ensure_demo(svc: MatchService) -> Match | None:
-    """Create the demo match if there is no match at all; return it (or None)."""
-    if svc.matches:
+    """Create the demo match if there is no match at all; return it (or None).
+
+    Never on a database that lost matches or cannot be written: an empty list there is a loss to
+    report, not a fresh installation (issue 14).
+    """
+    if svc.matches or svc.lost or svc.problem is not None:
         return None
     return svc.create(MatchSchema().load(demo_request()))
 

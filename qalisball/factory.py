@@ -36,11 +36,24 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ASYNC_MODE=os.environ.get("QALISBALL_ASYNC_MODE", "threading"),
         # The address QR codes carry (e.g. http://192.168.1.20:5000); else the address the page was opened with.
         PUBLIC_URL=os.environ.get("QALISBALL_PUBLIC_URL") or None,
+        # Behind a reverse proxy: how many proxies' X-Forwarded-For/-Proto to believe, so that throttling
+        # (D50) sees the client's address, not the proxy's. 0: none (clients connect directly).
+        PROXY_HOPS=int(os.environ.get("QALISBALL_PROXY_HOPS", "0")),
+        # Live connections bounded (D52): Engine.IO pings every PING_INTERVAL s and drops a client that
+        # has not answered PING_TIMEOUT s later; app.py closes a socket idle (or unable to take data)
+        # for longer than both; at most MAX_CONNECTIONS_PER_ADDRESS connections per client address (0: no cap).
+        PING_INTERVAL=float(os.environ.get("QALISBALL_PING_INTERVAL", "10")),
+        PING_TIMEOUT=float(os.environ.get("QALISBALL_PING_TIMEOUT", "10")),
+        MAX_CONNECTIONS_PER_ADDRESS=int(os.environ.get("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS", "100")),
         CLOCK=now_ms,
         JSON_SORT_KEYS=False,
+        # No request body is read past this (the API's own limits are smaller: strict_json.py); 413 above it.
+        MAX_CONTENT_LENGTH=256 * 1024,
     )
     if test_config:
         app.config.update(test_config)
+    if not (test_config and "ADMIN_TOKEN" in test_config) and app.config["ADMIN_TOKEN"]:
+        _check_admin_token(app.config["ADMIN_TOKEN"])  # from the environment: refused when weak
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["ADMIN_TOKEN"]:
         app.config["ADMIN_TOKEN"] = _instance_admin_token(Path(app.instance_path))
@@ -60,6 +73,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         async_mode=app.config["ASYNC_MODE"],
         message_queue=app.config["MESSAGE_QUEUE"],
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
+        ping_interval=app.config["PING_INTERVAL"],
+        ping_timeout=app.config["PING_TIMEOUT"],
     )
     devices = DeviceRegistry()  # the officials' consoles connected now (API.md "Match day")
     app.extensions["qalisball_devices"] = devices
@@ -77,15 +92,60 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(reports.bp)
     competition_api.init_app(app, socketio)  # teams, officials, competitions: API, pages, live room
+    from . import hardening
+
+    hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
+    if app.config["PROXY_HOPS"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["PROXY_HOPS"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     return app
 
 
+# An organiser token from the environment shorter than this is refused at start-up (issue 14): it guards
+# every match of the installation, and wrong guesses are only throttled, not impossible.
+MIN_ADMIN_TOKEN = 24
+
+
+class ConfigError(Exception):
+    """The configuration cannot be served safely: ``app.py`` prints it and exits."""
+
+
+def _check_admin_token(token: str) -> None:
+    if len(token) < MIN_ADMIN_TOKEN:
+        raise ConfigError(
+            f"QALISBALL_ADMIN_TOKEN is {len(token)} characters long: use at least {MIN_ADMIN_TOKEN} "
+            "(for example: python -c 'import secrets; print(secrets.token_urlsafe(24))'), or unset it to "
+            "have one generated into instance/admin_token"
+        )
+    if not token.isascii() or not token.isprintable() or token != token.strip():
+        raise ConfigError("QALISBALL_ADMIN_TOKEN must be printable ASCII without spaces around it")
+
+
 def _instance_admin_token(instance: Path) -> str:
-    """The organiser token, generated once into the instance folder when the environment has none."""
+    """The organiser token, generated once into the instance folder when the environment has none.
+
+    The file is created 0600 and complete before it has its name (written to a private temporary
+    file, then linked into place), so no other user can ever read it and no process sees half a token;
+    when two processes start at once, the first link wins and both use its token.
+    """
     path = instance / "admin_token"
-    if path.exists():
-        return path.read_text().strip()
-    token = secrets.token_urlsafe(24)
-    path.write_text(token + "\n")
-    path.chmod(0o600)
-    return token
+    if not path.exists():
+        token = secrets.token_urlsafe(24)
+        tmp = instance / f".admin_token.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, (token + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made it first: use that one
+        finally:
+            os.unlink(tmp)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)  # made by an older version (0666, then chmod-ed): close it now
+    return path.read_text().strip()

@@ -4,10 +4,17 @@ Clients send ``join`` (and ``leave``); officials' consoles also send ``status``.
 the socket changes a match — changes come through the HTTP API, which calls ``broadcast`` once the
 event is committed. Consoles that join with their role token are listed in the device registry
 (``devices.py``, API.md "Match day"); ``revoke_role`` tells them when their token stops working.
+
+Each client's outgoing queue is bounded (D52): before a broadcast, a client of the room with more than
+``MAX_QUEUED`` packets still waiting (it does not read, or reads too slowly) is disconnected, and its
+connection shut so that the kernel frees its buffers at once. It reconnects and ``join`` answers it
+with a fresh ``state``: a screen that fell behind jumps to the present instead of replaying the past.
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 from typing import Any
 
 from flask import request
@@ -16,12 +23,15 @@ from flask_socketio import SocketIO, emit, join_room, leave_room
 from .devices import DeviceRegistry, clean_device, clean_queued
 from .service import MatchService, NotFound
 
+MAX_QUEUED = 64  # packets waiting for one client (an event is two: ``event`` and ``state``)
+
 
 class Live:
     def __init__(self, socketio: SocketIO, svc: MatchService, devices: DeviceRegistry | None = None) -> None:
         self.socketio = socketio
         self.svc = svc
         self.devices = devices if devices is not None else DeviceRegistry()
+        self.dropped = 0  # clients disconnected for falling behind (for tests and benchmarks)
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
         socketio.on_event("status", self.on_status)
@@ -84,7 +94,40 @@ class Live:
             self.socketio.emit("token_revoked", {"role": role}, to=sid)
         return len(gone)
 
+    def token_revoked(self, match_id: str, role: str) -> None:
+        """A role's token was replaced (API.md "Match day"): consoles of that role stop using it.
+
+        The consoles that joined with that role are told and forgotten (``revoke_role``); the room is
+        told too, for a console that joined before its token was known to the registry.
+        """
+        self.revoke_role(match_id, role)
+        self.socketio.emit("token_revoked", {"role": role}, to=match_id)
+
     def broadcast(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
         """After a committed event: the log entry, then the new state, to everyone in the room."""
+        self.drop_laggards(match_id)
         self.socketio.emit("event", entry, to=match_id)
         self.socketio.emit("state", state, to=match_id)
+
+    def drop_laggards(self, room: str) -> int:
+        """Disconnect the clients of ``room`` (on this server) whose outgoing queue is over ``MAX_QUEUED``."""
+        server = self.socketio.server
+        eio = getattr(server, "eio", None)
+        if server is None or eio is None:
+            return 0
+        dropped = 0
+        for _sid, eio_sid in list(server.manager.get_participants("/", room)):
+            client = eio.sockets.get(eio_sid)
+            if client is None or client.closed or client.queue.qsize() <= MAX_QUEUED:
+                continue
+            environ = server.environ.get(eio_sid) or {}
+            # abort: no goodbye packet into a queue nobody drains; wait=False: never wait for it to drain.
+            client.close(wait=False, abort=True, reason=eio.reason.SERVER_DISCONNECT)
+            eio.sockets.pop(eio_sid, None)
+            connection = environ.get("qalisball.connection") if "wsgi.websocket" in environ else None
+            if connection is not None:  # a websocket connection of its own: shut it, the blocked write fails now
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+            dropped += 1
+        self.dropped += dropped
+        return dropped

@@ -284,11 +284,16 @@ def officials(match_id: str) -> tuple[str, int] | str:
     token = request.args.get("token")
     if not is_organiser(token):
         return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
-    links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES}
+    # Role tokens are stored hashed (D47): a code can be shown only while this process knows its token;
+    # for the others the page offers to issue a new one.
+    links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
     spectator = _external("pages.spectator", match_id=m.id)
     return render_template(
         "officials.html",
         m=m,
+        token=token,
+        missing=[role for role in ROLES if role not in m.tokens],
+        writable=service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
         state=service().state(m),
         links=links,
@@ -306,6 +311,20 @@ def officials(match_id: str) -> tuple[str, int] | str:
             "lang": i18n.current_language(),
         },
     )
+
+
+@bp.post("/matches/<match_id>/officials")
+def issue_codes(match_id: str) -> Response | tuple[str, int]:
+    """The organiser asks for new codes (``role`` fields): each old token stops working (API.md "Match day")."""
+    m = _match(match_id)
+    token = request.form.get("token")
+    if not is_organiser(token):
+        return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
+    for role in dict.fromkeys(request.form.getlist("role")):
+        if role in ROLES:
+            service().issue_token(m, role)
+    # Post/redirect/get: reloading the page must not revoke the codes just shown.
+    return redirect(url_for("pages.officials", match_id=m.id, token=token), 303)
 
 
 @bp.get("/matches/<match_id>/referee")

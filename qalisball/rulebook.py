@@ -139,6 +139,26 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D37": ("改号后的球员在所有记录中使用新号码", "A renumbered player carries his new number everywhere"),
     "D38": ("只有罚球须指定发球队员", "Only a penalty needs its taker named"),
     "D39": ("可判项目以代表性事件向规则引擎询问", "What may be called is asked of the engine with a representative event"),
+    # Reliability and security (issue 14): not rules of the game, but cited by 503/429 answers and the docs.
+    "D40": ("事件记录的哈希链", "The event log's hash chain"),
+    "D41": ("确认日志：发现丢失的已确认事件", "The acknowledgement journal: lost acknowledged events are noticed"),
+    "D42": ("损坏的比赛只读显示并说明原因", "A damaged match is served read-only, with the reason"),
+    "D43": ("校验、备份与恢复命令", "Verify, backup and restore commands"),
+    "D44": ("严格的 UTF-8 JSON，大小与嵌套有上限", "Strict UTF-8 JSON, bounded in size and depth"),
+    "D45": ("文本字段拒绝控制字符和空白名称", "Text fields refuse control characters and blank names"),
+    "D46": ("非 ASCII 令牌无效；幂等键按角色区分", "Non-ASCII tokens are no tokens; idempotency keys are per role"),
+    "D47": ("角色令牌只存哈希；组织者可随时签发新令牌", "Role tokens stored hashed; the organiser issues new ones"),
+    "D48": ("组织者令牌至少24个字符；令牌不写入日志", "Organiser token of 24 characters at least; no token in a log file"),
+    "D49": (
+        "页面安全标头：内容安全策略，禁止被嵌入（叠加层除外）",
+        "Security headers: a content policy, no framing but the overlay",
+    ),
+    "D50": ("按地址限制错误令牌的尝试次数", "Wrong tokens throttled per client address"),
+    "D51": ("CSV 中以公式字符开头的单元格加以转义", "CSV cells that start a formula are escaped"),
+    "D52": (
+        "实时连接有上限：心跳超时、发送队列、每地址连接数",
+        "Live connections bounded: ping timeouts, send queues, per-address cap",
+    ),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),

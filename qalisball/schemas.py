@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -23,6 +24,33 @@ HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #
 SHIRT = validate.Range(min=0, max=999)
 MAX_MS = 24 * 3_600_000  # no game-clock time reaches a day
 DEFAULT_COLORS = {"home": "#b71c1c", "away": "#0d47a1"}
+
+# Characters no name or note needs, each a way to garble a screen or a report (D45): C0 and C1 controls
+# (NUL, ESC, ...), the line and paragraph separators, the bidirectional overrides and isolates (they turn
+# "Renmin" into what reads as another name), and lone surrogates (no character at all).
+_NOT_TEXT = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_CONTROL_ONE_LINE = re.compile(f"[\t\n{_NOT_TEXT}]")
+_CONTROL_NOTE = re.compile(f"[\t{_NOT_TEXT}]")  # a reason or note may have several lines
+
+
+class Plain(validate.Validator):
+    """Text as people write it: no control characters (a note may break lines), and not blank when required."""
+
+    def __init__(self, multiline: bool = False, blank: bool = True) -> None:
+        self.pattern = _CONTROL_NOTE if multiline else _CONTROL_ONE_LINE
+        self.blank = blank
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            bad = self.pattern.search(value)
+            if bad is not None:
+                raise ValidationError(f"must not contain control characters (U+{ord(bad.group()):04X})")
+            if not self.blank and not value.strip():
+                raise ValidationError("must not be blank")
+        return value
+
+
+NAME = [validate.Length(min=1, max=80), Plain(blank=False)]
 
 
 class StrictFloat(fields.Float):
@@ -50,12 +78,12 @@ class _Strict(Schema):
 
 class PlayerSchema(_Strict):
     number = fields.Integer(required=True, strict=True, validate=SHIRT)
-    name = fields.String(required=True, validate=validate.Length(min=1, max=80))
-    gender = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=20))
+    name = fields.String(required=True, validate=NAME)
+    gender = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=20), Plain()])
 
 
 class TeamSchema(_Strict):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    name = fields.String(required=True, validate=NAME)
     color = fields.String(load_default=None, allow_none=True, validate=HEX_COLOR)
     players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=60))
     starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
@@ -122,11 +150,11 @@ class MatchSchema(_Strict):
     starters = fields.Integer(required=True, strict=True, validate=validate.Range(min=4, max=8))  # D10
     field = fields.Nested(FieldSchema, load_default=None)
     rules = fields.Nested(RulesSchema, load_default=None)
-    venue = fields.String(load_default="", validate=validate.Length(max=200))
+    venue = fields.String(load_default="", validate=[validate.Length(max=200), Plain()])
     starts_at = fields.AwareDateTime(load_default=None, allow_none=True)
     officials = fields.Dict(
         keys=fields.String(validate=validate.OneOf(["referee", "assistant1", "assistant2", "scorer"])),
-        values=fields.String(validate=validate.Length(max=80)),
+        values=fields.String(validate=[validate.Length(max=80), Plain()]),
         load_default=dict,
     )
 
@@ -197,7 +225,7 @@ _TEAM = fields.String(required=True, validate=TEAM)
 
 class _EventBase(_Strict):
     type = fields.String(required=True)
-    id = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=200))
+    id = fields.String(load_default=None, allow_none=True, validate=[validate.Length(min=1, max=200), Plain()])
     at_ms = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=MAX_MS))
     expected_seq = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=0, max=2**31))
 
@@ -280,12 +308,13 @@ def _field(p: Param) -> fields.Field:
         return _player()
     if p.kind == "bool":
         return StrictBool(required=True) if p.required else StrictBool(load_default=p.default)
-    checks: dict[str, validate.Validator] = {
+    checks: dict[str, validate.Validator | list[validate.Validator]] = {
         "team": TEAM,
         "choice": validate.OneOf(list(p.choices)),
         "ms": validate.Range(min=0, max=MAX_MS),
         "seq": validate.Range(min=p.minimum, max=2**31),
-        "text": validate.Length(min=1 if p.required else 0, max=p.max_length or 2000),
+        # Every free-text field of every event, from its catalogue kind: no control characters, not blank if required.
+        "text": [validate.Length(min=1 if p.required else 0, max=p.max_length or 2000), Plain(True, not p.required)],
     }
     check = checks[p.kind]
     cls = fields.Integer if p.kind in ("ms", "seq") else fields.String

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
+import sqlite3
 import threading
 import time
 import uuid
@@ -18,13 +18,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from . import integrity
+from . import tokens as role_tokens
 from .envelope import ParsedEvent
+from .integrity import Damage
 from .rules import corrections, engine
 from .rules.catalogue import ROLES, may_log
+from .rules.errors import N_
 from .rules.setup import build_setup
 from .rules.state import MatchSetup, MatchState, initial_state
 from .rules.view import public_state
-from .store import LogEntry, Store
+from .store import LogEntry, StorageError, Store
 
 # Called after an event is committed: (match id, the log entry as API.md shows it, the new public state).
 Publisher = Callable[[str, dict[str, Any], dict[str, Any]], None]
@@ -51,21 +55,24 @@ class Match:
     id: str
     data: dict[str, Any]  # the validated creation request, defaults filled in
     setup: MatchSetup
-    tokens: dict[str, str]
+    token_hashes: dict[str, str]  # what the database keeps of the role tokens (tokens.py)
     created_at: str
     log: list[LogEntry] = field(default_factory=list)
     state: MatchState | None = None
-    by_key: dict[str, LogEntry] = field(default_factory=dict)  # idempotency keys already used
+    by_key: dict[tuple[str, str], LogEntry] = field(default_factory=dict)  # (role, idempotency key) already used
+    # The role tokens this process made (at creation, or issued again): the officials' page shows these;
+    # after a restart it offers to issue new ones (D47).
+    tokens: dict[str, str] = field(default_factory=dict)
+    head: str = ""  # the hash chain's head: the last row's hash (the genesis hash before any event)
+    damaged: Damage | None = None  # why this match's log cannot be trusted: shown read-only (D42)
 
     @property
     def seq(self) -> int:
         return self.log[-1].seq if self.log else 0
 
     def role_of(self, token: str | None) -> str | None:
-        if not token:
-            return None
-        for role, value in self.tokens.items():
-            if secrets.compare_digest(value, token):
+        for role, stored in self.token_hashes.items():
+            if role_tokens.matches(token, stored):
                 return role
         return None
 
@@ -119,25 +126,96 @@ class MatchService:
             raise Forbidden(f"the {role} may not log a {kind}")
 
     def _load(self) -> None:
-        for row in self.store.matches():
-            m = Match(row["id"], row["setup"], build_setup(row["setup"]), row["tokens"], row["created_at"])
-            m.log = self.store.events(m.id)
-            m.by_key = {e.key: e for e in m.log if e.key is not None}
-            m.state = engine.replay(m.setup, m.log)
+        """Rebuild every match from its log, checking the database, each chain and the acknowledgements (D40–D42).
+
+        Nothing here stops the server: a damaged match is served read-only, as far as its log is
+        proven, with the reason on every screen; a match the database lost is listed in ``lost``.
+        """
+        self.problem: Damage | None = self.store.problem  # the whole database is read-only
+        self.lost: dict[str, Damage] = {}  # acknowledged matches the database no longer has (or cannot read)
+        try:
+            rows = self.store.match_rows()
+        except sqlite3.DatabaseError as exc:
+            rows = []
+            self.problem = self.problem or Damage(
+                N_("the list of matches cannot be read ({error}): restore the latest backup"), {"error": str(exc)}
+            )
+        read: list[tuple[Match, str, list[LogEntry], Damage | None]] = []
+        for row in rows:
+            try:
+                read.append(self._read(row))
+            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+                self.lost[str(row.get("id"))] = Damage(
+                    N_("match {match} cannot be read from the database ({error}): restore the latest backup"),
+                    {"match": row.get("id"), "error": str(exc)},
+                )
+        found = self.store.acks.scan({m.id: [genesis, *(e.hash or "" for e in log)] for m, genesis, log, _ in read})
+        for m, genesis, log, unreadable in read:
+            check = integrity.check_chain(m.id, genesis, log, found.get(m.id))
+            m.damaged = unreadable or check.damage
+            m.log, m.head = _prefix(log, check.proven), check.head
+            self._replay(m, genesis)
             self.matches[m.id] = m
+        self.lost.update(integrity.missing_matches(found, [str(r.get("id")) for r in rows]))
+
+    def _read(self, row: dict[str, Any]) -> tuple[Match, str, list[LogEntry], Damage | None]:
+        """A match as stored, its genesis hash and its rows (or why they cannot be read)."""
+        setup_data = json.loads(row["setup"])
+        m = Match(row["id"], setup_data, build_setup(setup_data), json.loads(row["tokens"]), row["created_at"])
+        genesis = integrity.genesis_hash(m.id, m.created_at, setup_data)
+        try:
+            return m, genesis, self.store.events(m.id), None
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            return m, genesis, [], Damage(N_("the match's events cannot be read ({error})"), {"error": str(exc)})
+
+    def _replay(self, m: Match, genesis: str) -> None:
+        """The state of the proven log; a sound chain the rules refuse (a log written by other software) is cut there."""
+        while True:
+            try:
+                m.state = engine.replay(m.setup, m.log)
+                break
+            except engine.ReplayError as exc:
+                m.damaged = m.damaged or Damage(
+                    N_("event {seq} of the log breaks the rules ({cause})"), {"seq": exc.seq, "cause": str(exc.cause)}
+                )
+                m.log = _prefix(m.log, exc.seq - 1)
+                m.head = (m.log[-1].hash or "") if m.log else genesis
+        m.by_key = {(e.by, e.key): e for e in m.log if e.key is not None}
+
+    def damage(self, m: Match) -> Damage | None:
+        """Why writes to ``m`` are refused and every screen of it says so (the match's or the database's)."""
+        return m.damaged or self.problem
+
+    def _refuse_if_damaged(self, m: Match | None = None) -> None:
+        damage = self.damage(m) if m is not None else self.problem
+        if damage is not None:
+            what = "the match" if m is not None else "the database"
+            raise StorageError(503, "damaged", f"nothing was stored: {what} is read-only because {damage.message}")
 
     # -- matches -------------------------------------------------------------------------------
 
     def create(self, data: dict[str, Any]) -> Match:
+        self._refuse_if_damaged()
         match_id = uuid.uuid4().hex[:12]
-        tokens = {role: secrets.token_urlsafe(18) for role in ROLES}
+        tokens = {role: role_tokens.new_token() for role in ROLES}
+        hashes = {role: role_tokens.hash_token(t) for role, t in tokens.items()}
         created = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the list, as after a restart
         setup = build_setup(data)
         with self._lock:
-            self.store.add_match(match_id, data, tokens, created)
-            m = Match(match_id, data, setup, tokens, created, state=initial_state(setup))
+            genesis = self.store.add_match(match_id, data, hashes, created)
+            m = Match(match_id, data, setup, hashes, created, state=initial_state(setup), tokens=tokens, head=genesis)
             self.matches[match_id] = m
         return m
+
+    def issue_token(self, m: Match, role: str) -> str:
+        """A new token for ``role`` (API.md "Match day"): the old one stops working at once."""
+        self._refuse_if_damaged(m)
+        token = role_tokens.new_token()
+        with self._lock:
+            self.store.set_token_hash(m.id, role, role_tokens.hash_token(token))
+            m.token_hashes = {**m.token_hashes, role: role_tokens.hash_token(token)}
+            m.tokens = {**m.tokens, role: token}
+        return token
 
     def get(self, match_id: str) -> Match:
         m = self.matches.get(match_id)
@@ -147,10 +225,15 @@ class MatchService:
 
     def state(self, m: Match) -> dict[str, Any]:
         assert m.state is not None
-        return public_state(m.state, self.clock(), m.id, m.seq)
+        state = public_state(m.state, self.clock(), m.id, m.seq)
+        damage = self.damage(m)
+        if damage is not None:
+            state["damaged"] = damage.message  # only when damaged (docs/api-extras.md)
+        return state
 
     def summary(self, m: Match) -> dict[str, Any]:
         s = self.state(m)
+        extra = {"damaged": s["damaged"]} if "damaged" in s else {}  # only when damaged
         return {
             "id": m.id,
             "home": m.setup.home.name,
@@ -161,6 +244,7 @@ class MatchService:
             "score": s["score"],
             "winner": s["winner"],
             "created_at": m.created_at,
+            **extra,
         }
 
     # -- events --------------------------------------------------------------------------------
@@ -174,9 +258,10 @@ class MatchService:
         body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         assert m.state is not None
         engine.check_references(m.state, parsed.event)  # 400 comes before 409 conflict (API.md)
+        self._refuse_if_damaged(m)
         with self._lock:
             self._check_exists(m, parsed)  # 404 before 409
-            seen = m.by_key.get(parsed.key) if parsed.key is not None else None
+            seen = m.by_key.get((role, parsed.key)) if parsed.key is not None else None
             if seen is not None:
                 if seen.body_hash != body_hash:
                     raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {seen.seq})")
@@ -212,11 +297,12 @@ class MatchService:
             answer = {"seq": seq, "state": state_json}
             if parsed.key is not None:
                 entry = _replace(entry, body_hash=body_hash, response=json.dumps(answer, ensure_ascii=False))
-            self.store.append(entry)  # committed before anything answers or is published
+            entry = self.store.append(entry)  # committed (and chained) before anything answers or is published
             m.log = [*log, entry]
             m.state = new_state
+            m.head = entry.hash or m.head
             if entry.key is not None:
-                m.by_key[entry.key] = entry
+                m.by_key[(role, entry.key)] = entry
             self._publish(m.id, entry, state_json)
             return Accepted(201, answer, entry, state_json)
 
@@ -231,6 +317,11 @@ class MatchService:
 
     def log(self, m: Match) -> list[dict[str, Any]]:
         return [e.public() for e in m.log]
+
+
+def _prefix(log: list[LogEntry], n: int) -> list[LogEntry]:
+    """The first ``n`` entries, without the marks of voids that are not among them."""
+    return [_replace(e, voided_by=None) if e.voided_by is not None and e.voided_by > n else e for e in log[:n]]
 
 
 def _replace(e: LogEntry, **changes: Any) -> LogEntry:

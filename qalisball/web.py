@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from flask import current_app, request
 
 from .service import MatchService
+from .tokens import usable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,9 +33,13 @@ def bearer_token() -> str | None:
 
 
 def is_organiser(token: str | None) -> bool:
-    """Whether ``token`` is this installation's organiser token (compared in constant time)."""
+    """Whether ``token`` is this installation's organiser token (compared in constant time).
+
+    A token that is not ASCII (header or ``?token=``) is no token: False, never an error (issue 14).
+    """
+    candidate = usable(token)
     admin = current_app.config["ADMIN_TOKEN"]
-    return bool(token) and secrets.compare_digest(str(token).encode("utf-8", "surrogatepass"), str(admin).encode())
+    return candidate is not None and secrets.compare_digest(candidate.encode(), str(admin).encode("utf-8"))
 
 
 class OrganiserRequired(Exception):

@@ -679,13 +679,11 @@ class MatchMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.keys))
     @rule(data=st.data())
     def reuse_a_key(self, data: st.DataObject) -> None:
-        """Same key, another body: 409 conflict."""
+        """Same key, another body, from the role that used it (keys are per role, D46): 409 conflict."""
         key = data.draw(st.sampled_from(sorted(self.keys)), label="key")
         body, role, _ = self.keys[key]
-        other = {"type": "clock", "action": "pause", "id": key}
-        if body == other:
-            other["action"] = "resume"
-        status, answer = self._post(other, "referee")
+        other = {**body, "at_ms": (body.get("at_ms") or 0) + 1}
+        status, answer = self._post(other, role)
         assert status == 409 and answer["error"] == "conflict", (status, answer)
 
     @precondition(lambda self: self.s["seq"] > 0)

@@ -13,7 +13,9 @@ from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask_babel import force_locale, gettext
 
+from ..integrity import Damage
 from ..service import NotFound
 from ..web import service
 from . import render
@@ -37,7 +39,17 @@ def report_for(match_id: str) -> dict[str, Any]:
     svc = service()
     m = svc.get(match_id)
     log = m.log  # the service replaces the list on every event: this is a consistent snapshot
-    return build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
+    report = build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
+    # The head of the log's hash chain: a signed sheet that names it can be checked against the log (issue 14).
+    report["match"]["log_hash"] = (log[-1].hash if log else None) or m.head
+    damage = svc.damage(m)
+    report["match"]["damaged"] = None if damage is None else {"en": damage.message, "zh": _in_chinese(damage)}
+    return report
+
+
+def _in_chinese(damage: Damage) -> str:
+    with force_locale("zh"):
+        return str(gettext(damage.template)).format(**damage.params)
 
 
 @bp.errorhandler(NotFound)

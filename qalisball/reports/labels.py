@@ -37,6 +37,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "field_diagram": ("Where fouls, violations and free kicks happened", "犯规、违例与任意球位置"),
     "generated": ("Generated", "生成时间"),
     "log_seq": ("Event log up to", "事件记录截至"),
+    "log_hash": ("Log hash (SHA-256 of the last event, chained)", "记录哈希（最后一条事件的 SHA-256，链式）"),
+    "damaged": (
+        "The event log is damaged: this report shows it only as far as it is proven",
+        "事件记录已损坏：本报告只显示可验证的部分",
+    ),
     "status": ("Status", "状态"),
     "phase": ("Phase", "阶段"),
     "abandoned_reason": ("Abandoned", "比赛中止"),

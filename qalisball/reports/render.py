@@ -109,11 +109,39 @@ def pdf(page: str) -> bytes:
     return done.stdout
 
 
+# A text cell that starts with one of these is a formula to a spreadsheet program (OWASP, "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A cell as a spreadsheet must show it: text that would start a formula gets a leading ``'`` (D51).
+
+    Numbers stay numbers (a negative count is no formula); only text is escaped.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+class _SafeWriter:
+    """``csv.writer`` whose every cell goes through ``csv_safe``: every CSV export writes through this."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        self._writer = csv.writer(out, lineterminator="\r\n")
+
+    def writerow(self, row: list[Any]) -> None:
+        self._writer.writerow([csv_safe(v) for v in row])
+
+
+def csv_writer(out: io.StringIO) -> _SafeWriter:
+    return _SafeWriter(out)
+
+
 def csv_text(report: dict[str, Any], lang: str | None = None) -> str:
     """One row per player of both teams, UTF-8 with a byte-order mark (for spreadsheet programs)."""
     out = io.StringIO()
     out.write("\ufeff")
-    w = csv.writer(out, lineterminator="\r\n")
+    w = csv_writer(out)
     head = [label(k, lang) for _, k in CSV_HEAD]
     head[0] = pick("Side", "主/客", lang)
     head += [f"{label('violations', lang)}: {label(k, lang)}" for k in VIOLATION_KINDS]

@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-ADMIN = "browser-organiser-token"
+ADMIN = "browser-organiser-token-0123"  # at least 24 characters (D48)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

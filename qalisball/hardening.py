@@ -1,0 +1,179 @@
+"""The web layer's defences (issue 14): integrity notices on every screen, security headers, throttling.
+
+- ``integrity_notices``: a template global; ``base.html`` shows its lines at the top of every page, so
+  a damaged match (or database) says so on the console, the scoreboard, the phone page and the lists.
+- Security headers on every answer (D49): ``nosniff``, ``Referrer-Policy: no-referrer``, and on pages a
+  content security policy without inline script (a template that still has one marks it with
+  ``csp_nonce()``), framing refused except for the scoreboard overlay (stream software may frame it),
+  and ``Cache-Control: no-store`` on any answer to a request that carried a token.
+- Wrong tokens throttled per client address (D50): a leaky bucket of ``THROTTLE_BURST`` failures that
+  drains one every ``THROTTLE_EVERY_MS``; while it is full every request from that address that carries
+  a token answers 429 with ``Retry-After`` (before the token is looked at, so guessing learns nothing).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from flask import Flask, Response, current_app, g, jsonify, request
+from flask_babel import gettext
+
+from .integrity import Damage
+from .web import is_organiser, service
+
+THROTTLE_BURST = 10  # wrong tokens an address may send at once …
+THROTTLE_EVERY_MS = 6_000  # … then one more every 6 s (10 a minute)
+THROTTLE_ADDRESSES = 10_000  # addresses remembered at most (the oldest forgotten first)
+
+CSP = (
+    "default-src 'self'; script-src 'self'{nonce}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'{frames}"
+)
+
+
+def init_app(app: Flask) -> None:
+    app.jinja_env.globals.update(integrity_notices=integrity_notices, csp_nonce=csp_nonce)
+    app.extensions["qalisball_throttle"] = Throttle()
+    app.before_request(_refuse_while_throttled)
+    app.after_request(_count_wrong_tokens)
+    app.after_request(_security_headers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Integrity notices (D42)
+
+
+def _words(damage: Damage) -> str:
+    """A damage's reason in the page's language (its template is translated like a rule refusal)."""
+    return str(gettext(damage.template)).format(**damage.params)
+
+
+def integrity_notices(m: Any = None) -> list[str]:
+    """What a page must say about the integrity of what it shows: the match's damage, or the database's."""
+    svc = service()
+    if m is not None:
+        damage = svc.damage(m)
+        if damage is None:
+            return []
+        return [
+            gettext(
+                "Read-only: this match’s event log cannot be trusted (%(reason)s). It is shown as far as it is proven.",
+                reason=_words(damage),
+            )
+        ]
+    notices = []
+    if svc.problem is not None:
+        notices.append(gettext("Read-only: %(reason)s.", reason=_words(svc.problem)))
+    for damage in svc.lost.values():
+        notices.append(gettext("A match was lost: %(reason)s.", reason=_words(damage)))
+    return notices
+
+
+# ---------------------------------------------------------------------------------------------
+# Security headers (D49)
+
+
+def csp_nonce() -> str:
+    """A nonce for an inline ``<script>`` that a template still has (the policy then names it)."""
+    if "csp_nonce" not in g:
+        g.csp_nonce = secrets.token_urlsafe(16)
+    return str(g.csp_nonce)
+
+
+def _is_overlay() -> bool:
+    return request.endpoint == "pages.scoreboard" and request.args.get("overlay") in ("1", "true", "yes")
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if response.mimetype == "text/html":
+        overlay = _is_overlay()
+        nonce = f" 'nonce-{g.csp_nonce}'" if "csp_nonce" in g else ""
+        # The overlay is framed by stream software (OBS browser sources, a studio page): any frame may show it.
+        frames = "" if overlay else "; frame-ancestors 'none'"
+        response.headers["Content-Security-Policy"] = CSP.format(nonce=nonce, frames=frames)
+        if not overlay:
+            response.headers["X-Frame-Options"] = "DENY"  # browsers without CSP level 2
+    if _carried_token():
+        response.headers["Cache-Control"] = "no-store"  # a page or answer that a token opened: never cached
+    return response
+
+
+# ---------------------------------------------------------------------------------------------
+# Throttling wrong tokens (D50)
+
+
+class Throttle:
+    """Wrong tokens per client address: a leaky bucket per address, times in server ms."""
+
+    def __init__(self, burst: int = THROTTLE_BURST, every_ms: int = THROTTLE_EVERY_MS, size: int = THROTTLE_ADDRESSES) -> None:
+        self.burst, self.every_ms, self.size = burst, every_ms, size
+        self._level: OrderedDict[str, tuple[float, int]] = OrderedDict()  # address -> (failures, at ms)
+        self._lock = threading.Lock()
+
+    def _now_level(self, address: str, now: int) -> float:
+        level, at = self._level.get(address, (0.0, now))
+        return max(0.0, level - (now - at) / self.every_ms)
+
+    def wait_s(self, address: str, now: int) -> int:
+        """Seconds until ``address`` may try a token again (0: now)."""
+        with self._lock:
+            over = self._now_level(address, now) - (self.burst - 1)
+        return 0 if over <= 0 else max(1, math.ceil(over * self.every_ms / 1000))
+
+    def failed(self, address: str, now: int) -> None:
+        with self._lock:
+            level = self._now_level(address, now) + 1
+            self._level.pop(address, None)
+            self._level[address] = (level, now)
+            while len(self._level) > self.size:
+                self._level.popitem(last=False)
+
+
+def _carried_token() -> bool:
+    return bool(request.headers.get("Authorization") or request.args.get("token") or _form_token())
+
+
+def _form_token() -> str | None:
+    # Only the officials' page posts a form (its organiser token); never parse other bodies here.
+    if request.method == "POST" and request.endpoint == "pages.issue_codes":
+        return request.form.get("token")
+    return None
+
+
+def _address() -> str:
+    return request.remote_addr or "?"
+
+
+def _refuse_while_throttled() -> Response | None:
+    if not _carried_token():
+        return None
+    throttle: Throttle = current_app.extensions["qalisball_throttle"]
+    wait = throttle.wait_s(_address(), current_app.config["CLOCK"]())
+    if wait == 0:
+        return None
+    message = f"too many wrong tokens from this address: try again in {wait} s"
+    if request.path.startswith("/api/"):
+        response = jsonify({"error": "too_many_requests", "message": message})
+    else:
+        words = gettext("Too many wrong tokens from this device: try again in %(seconds)s s.", seconds=wait)
+        response = Response(words + "\n", mimetype="text/plain")
+    response.status_code = 429
+    response.headers["Retry-After"] = str(wait)
+    return response
+
+
+def _count_wrong_tokens(response: Response) -> Response:
+    if response.status_code == 429 or not _carried_token():
+        return response
+    wrong = response.status_code == 401
+    if request.endpoint == "pages.index" and request.args.get("token") and not is_organiser(request.args.get("token")):
+        wrong = True  # the matches page answers 200 with "token not accepted"
+    if wrong:
+        current_app.extensions["qalisball_throttle"].failed(_address(), current_app.config["CLOCK"]())
+    return response
