@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
+from .fanout import PreEncodedPacket
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -58,6 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         async_mode=app.config["ASYNC_MODE"],
         message_queue=app.config["MESSAGE_QUEUE"],
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
+        serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )
     live = Live(socketio, svc)
     app.extensions["qalisball_live"] = live
