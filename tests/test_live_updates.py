@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -20,6 +22,8 @@ from qalisball import socketio
 from qalisball.fanout import Encoded, PreEncodedPacket, apply_patch, diff, dumps
 from tests.conftest import MatchDriver
 from tests.test_live import public
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _received(sio: SocketIOTestClient) -> list[tuple[str, Any]]:
@@ -154,3 +158,30 @@ def test_patches_add_and_drop_keys_by_replacing_the_object_that_changed() -> Non
     assert apply_patch(old, [[[], new]]) == new
     # A value that changes type only (1 → True) is still sent.
     assert list(diff({"a": 1}, {"a": True})) == [[["a"], True]]
+
+
+def test_D91_the_pages_rebuild_the_same_states_from_the_patches(app: Flask, match: MatchDriver) -> None:
+    """static/js/common.js (``Q.patched``, run by Node) turns the updates into the states API.md's clients get."""
+    sio, first = _join(app, {"match": match.id, "updates": True})
+    legacy, _ = _join(app, {"match": match.id})
+    _play(match)
+    updates = [u for _, u in _received(sio)]
+    expected = [s for n, s in _received(legacy) if n == "state"]
+    script = """
+const vm = require("vm"), fs = require("fs");
+const ctx = { window: {}, document: { getElementById: () => null }, structuredClone, JSON };
+vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
+const Q = ctx.window.Q, input = JSON.parse(fs.readFileSync(0, "utf8"));
+let s = input.first; const out = [];
+for (const u of input.updates) { s = u.state || (s.seq === u.base ? Q.patched(s, u.patch) : null); out.push(s); }
+process.stdout.write(JSON.stringify(out));
+"""
+    done = subprocess.run(
+        ["node", "-e", script, str(ROOT / "static" / "js" / "common.js")],
+        input=json.dumps({"first": first, "updates": updates}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == expected
