@@ -19,6 +19,8 @@ if os.environ["QALISBALL_ASYNC_MODE"] == "gevent":
 
 import socket  # noqa: E402
 
+from flask import Flask  # noqa: E402
+
 from qalisball import create_app  # noqa: E402
 from qalisball.demo import ensure_demo  # noqa: E402
 
@@ -51,6 +53,13 @@ def main() -> None:
     raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
+    if os.environ.get("QALISBALL_ROLE") == "spectators":  # a cluster's spectator process (docs/deploy.md)
+        from qalisball.follower import create_follower_app
+
+        writer = os.environ.get("QALISBALL_WRITER_URL")
+        print(f"Qalisball Live spectator process on {host}:{port}, following {writer}", flush=True)
+        serve(create_follower_app(), host, port, os.environ.get("QALISBALL_ASYNC_MODE", "gevent"))
+        return
     app = create_app()
     svc = app.extensions["qalisball"]
     ensure_demo(svc)
@@ -68,8 +77,12 @@ def main() -> None:
         for role, token in m.tokens.items():
             print(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
     print(flush=True)
+    serve(app, host, port, app.config["ASYNC_MODE"])
 
-    if app.config["ASYNC_MODE"] == "gevent":
+
+def serve(app: Flask, host: str, port: int, async_mode: str) -> None:
+    """Serve ``app`` (the writer's or a spectator process's) until killed."""
+    if async_mode == "gevent":
         from gevent import pywsgi
         from geventwebsocket.handler import WebSocketHandler
 

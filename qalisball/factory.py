@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from .fanout import PreEncodedPacket
+from .fanout import PreEncodedPacket, QueueManager
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -54,10 +54,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     svc = MatchService(store, clock=app.config["CLOCK"])
     app.extensions["qalisball"] = svc
 
+    queue: dict[str, Any] = {}
+    if app.config["MESSAGE_QUEUE"]:  # several processes (docs/deploy.md): Redis carries the encoded messages
+        if not str(app.config["MESSAGE_QUEUE"]).startswith(("redis://", "rediss://", "unix://")):
+            raise SystemExit("QALISBALL_MESSAGE_QUEUE must be a redis:// URL")
+        queue["client_manager"] = QueueManager(app.config["MESSAGE_QUEUE"])
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
-        message_queue=app.config["MESSAGE_QUEUE"],
+        **queue,
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
         serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )

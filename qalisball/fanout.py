@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import socketio as python_socketio
 from socketio import packet as sio_packet
 
 # A patch is sent instead of the whole state when it is at most this share of the state's size.
@@ -83,6 +84,44 @@ class PreEncodedPacket(sio_packet.Packet):
             ns = "" if self.namespace in (None, "/") else self.namespace + ","
             return "2" + ns + "[" + json.dumps(data[0]) + "," + data[1].text + "]"
         return super().encode()
+
+
+class QueueJSON:
+    """The JSON of the messages between processes (python-socketio's Redis manager): ``Encoded`` travels as is."""
+
+    @staticmethod
+    def dumps(data: Any) -> str:
+        return json.dumps(data, default=_encoded_to_json, separators=(",", ":"), ensure_ascii=False)
+
+    @staticmethod
+    def loads(text: str | bytes) -> Any:
+        return json.loads(text, object_hook=_encoded_from_json)
+
+
+def _encoded_to_json(o: Any) -> Any:
+    if isinstance(o, Encoded):
+        return {"__qalisball_encoded__": [o.text, o.kind, o.match_id, o.seq]}
+    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
+
+
+def _encoded_from_json(d: dict[str, Any]) -> Any:
+    if len(d) == 1 and "__qalisball_encoded__" in d:
+        return Encoded(*d["__qalisball_encoded__"])
+    return d
+
+
+CHANNEL = "flask-socketio"  # Flask-SocketIO's default channel name
+
+
+class QueueManager(python_socketio.RedisManager):  # type: ignore[misc]
+    """Flask-SocketIO's ``message_queue`` on Redis, carrying ``Encoded`` messages (several processes, D92)."""
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        super().__init__(url, channel=CHANNEL, json=QueueJSON, **kwargs)
+
+    def set_server(self, server: Any) -> None:
+        super().set_server(server)
+        self.json = QueueJSON  # python-socketio puts its packets' JSON module here: keep ours
 
 
 def diff(old: Any, new: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:
