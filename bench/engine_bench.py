@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT))
 from qalisball.demo import demo_request  # noqa: E402
 from qalisball.rules import engine  # noqa: E402
 from qalisball.rules.errors import InvalidEvent, RuleViolation  # noqa: E402
-from qalisball.rules.legal import legal_calls  # noqa: E402
 from qalisball.rules.events import (  # noqa: E402
     Attack,
     Card,
@@ -56,6 +55,7 @@ from qalisball.rules.events import (  # noqa: E402
     Substitution,
     Violation,
 )
+from qalisball.rules.legal import legal_calls  # noqa: E402
 from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
@@ -81,6 +81,7 @@ class LogRow:
 def log_rows(entries: list[Entry]) -> list[LogRow]:
     """The generated match as the log would hold it."""
     return [LogRow(seq, ev.type, ev.fields(), now) for seq, ev, now in entries]
+
 
 # ------------------------------------------------------------------------------------------------
 # A random but legal match
