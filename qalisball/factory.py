@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from .fanout import PreEncodedPacket, QueueManager
+from .fanout import LocalManager, PreEncodedPacket, QueueManager
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -54,15 +54,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     svc = MatchService(store, clock=app.config["CLOCK"])
     app.extensions["qalisball"] = svc
 
-    queue: dict[str, Any] = {}
-    if app.config["MESSAGE_QUEUE"]:  # several processes (docs/deploy.md): Redis carries the encoded messages
-        if not str(app.config["MESSAGE_QUEUE"]).startswith(("redis://", "rediss://", "unix://")):
-            raise SystemExit("QALISBALL_MESSAGE_QUEUE must be a redis:// URL")
-        queue["client_manager"] = QueueManager(app.config["MESSAGE_QUEUE"])
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
-        **queue,
+        client_manager=client_manager(app.config["MESSAGE_QUEUE"], app.config["ASYNC_MODE"]),
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
         serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )
@@ -80,6 +75,24 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(reports.bp)
     return app
+
+
+def client_manager(message_queue: str | None, async_mode: str) -> LocalManager | QueueManager:
+    """python-socketio's client manager: Redis between processes when ``message_queue`` is set (docs/deploy.md);
+    under gevent, broadcasts bypass the per-socket queues (fastws.py)."""
+    manager: LocalManager | QueueManager
+    if message_queue:
+        if not str(message_queue).startswith(("redis://", "rediss://", "unix://")):
+            raise SystemExit("QALISBALL_MESSAGE_QUEUE must be a redis:// URL")
+        manager = QueueManager(message_queue)
+    else:
+        manager = LocalManager()
+    if async_mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
+        from . import fastws
+
+        fastws.install()
+        manager.fast = True
+    return manager
 
 
 def _instance_admin_token(instance: Path) -> str:

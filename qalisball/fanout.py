@@ -113,8 +113,34 @@ def _encoded_from_json(d: dict[str, Any]) -> Any:
 CHANNEL = "flask-socketio"  # Flask-SocketIO's default channel name
 
 
+def _fast(manager: Any, event: str, data: Any, namespace: str | None, room: Any, skip_sid: Any, callback: Any) -> bool:
+    """Send an ``Encoded`` room message with fastws (gevent) when the manager may; False: the usual way."""
+    if not manager.fast or not isinstance(data, Encoded) or not isinstance(room, str) or callback or skip_sid:
+        return False
+    from . import fastws
+
+    namespace = namespace or "/"
+    if namespace in manager.rooms:
+        fastws.fan_out(manager, event, data, namespace, room)
+    return True
+
+
+class LocalManager(python_socketio.Manager):  # type: ignore[misc]
+    """python-socketio's manager for one process; under gevent, ``Encoded`` room messages go by fastws."""
+
+    fast = False  # set by the app factory once fastws is installed (gevent)
+
+    def emit(self, event: str, data: Any, namespace: str, room: Any = None, skip_sid: Any = None, callback: Any = None,
+             to: Any = None, **kwargs: Any) -> Any:  # fmt: skip
+        if _fast(self, event, data, namespace, to or room, skip_sid, callback):
+            return None
+        return super().emit(event, data, namespace, room=room, skip_sid=skip_sid, callback=callback, to=to, **kwargs)
+
+
 class QueueManager(python_socketio.RedisManager):  # type: ignore[misc]
     """Flask-SocketIO's ``message_queue`` on Redis, carrying ``Encoded`` messages (several processes, D92)."""
+
+    fast = False
 
     def __init__(self, url: str, **kwargs: Any) -> None:
         super().__init__(url, channel=CHANNEL, json=QueueJSON, **kwargs)
@@ -122,6 +148,15 @@ class QueueManager(python_socketio.RedisManager):  # type: ignore[misc]
     def set_server(self, server: Any) -> None:
         super().set_server(server)
         self.json = QueueJSON  # python-socketio puts its packets' JSON module here: keep ours
+
+    def _handle_emit(self, message: dict[str, Any]) -> None:
+        """A message from any process (this one included) to this process's clients."""
+        data = message.get("data")
+        if isinstance(data, list) and len(data) == 1:
+            cb = message.get("callback")
+            if _fast(self, message["event"], data[0], message.get("namespace"), message.get("room"), message.get("skip_sid"), cb):
+                return
+        super()._handle_emit(message)
 
 
 def diff(old: Any, new: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:

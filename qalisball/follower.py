@@ -125,10 +125,16 @@ def create_follower_app() -> Flask:
         raise SystemExit("a spectator process needs QALISBALL_MESSAGE_QUEUE (redis://…) and QALISBALL_WRITER_URL")
     app = Flask(__name__)
     holder: dict[str, Follower] = {}
+    mode = os.environ.get("QALISBALL_ASYNC_MODE", "gevent")
     manager = FollowingRedisManager(url, on_state=lambda s: holder["f"].relayed(s) if "f" in holder else None)
+    if mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
+        from . import fastws
+
+        fastws.install()
+        manager.fast = True
     socketio.init_app(
         app,
-        async_mode=os.environ.get("QALISBALL_ASYNC_MODE", "gevent"),
+        async_mode=mode,
         client_manager=manager,
         serializer=PreEncodedPacket,
         cors_allowed_origins=[],

@@ -227,6 +227,7 @@
     socket.on("state", gotState);
     socket.on("event", function (e) { if (handlers.event) handlers.event(e); });
     socket.on("update", function (u) {
+      if (last && u.seq <= last.seq) return; // already shown (a join's answer can overtake it)
       var s = u.state || (last && last.seq === u.base ? Q.patched(last, u.patch) : null);
       if (u.event && handlers.event) handlers.event(u.event);
       if (s) gotState(s);
