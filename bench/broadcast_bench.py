@@ -346,7 +346,7 @@ async def _floor(http_port: int, ws_port: int, db: str) -> None:
                 return 409, {"error": "rule", "message": str(exc)}
             if answer.entry is not None:
                 # The same messages as the project's, each encoded once and written to every socket of its room.
-                for name, enc, room in out.messages(m.id, answer.entry.public(), answer.state):
+                for name, enc, room, _ in out.messages(m.id, answer.entry.public(), answer.state):
                     sockets = rooms.get(room)
                     if sockets:
                         part = frame("2[" + json.dumps(name) + "," + enc.text + "]")
@@ -410,6 +410,7 @@ class Server:
     ws_port: int
     log: Path
     status: Path | None = None  # a cluster's cluster.json: the processes whose CPU and memory count
+    ws_ports: list[int] = field(default_factory=list)  # cluster-direct: client process i joins ws_ports[i % len]
 
     @property
     def pids(self) -> list[int]:
@@ -510,6 +511,8 @@ def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int =
         limit = None if nofile is None else (lambda: _raise_nofile(nofile))
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
     server = Server(name, proc, port, ws_port, log, status)
+    if name == "cluster-direct":  # the spectator processes themselves, without HAProxy in the way
+        server.ws_ports = [port + 2 + i for i in range(workers)]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -636,8 +639,9 @@ def run_server(
             share = [n // len(clients) + (1 if i < n % len(clients) else 0) for i in range(len(clients))]
             t0 = time.perf_counter()
             ws_path = "/socket.io/?EIO=4&transport=websocket"
-            for (_, conn), k in zip(clients, share, strict=True):
-                conn.send(("connect", "127.0.0.1", server.ws_port, ws_path, join, k, 50, not opts.ws_parser))
+            for i, ((_, conn), k) in enumerate(zip(clients, share, strict=True)):
+                ws_port = server.ws_ports[i % len(server.ws_ports)] if server.ws_ports else server.ws_port
+                conn.send(("connect", "127.0.0.1", ws_port, ws_path, join, k, 50, not opts.ws_parser))
             joined, errors = 0, []
             for _, conn in clients:
                 msg = _expect(conn, "ready", 300)
@@ -741,7 +745,8 @@ LABELS = {
     "gevent-legal": "app.py, gevent: `event` + `state` with `legal` (every spectator before D90)",
     "threading": "app.py, Flask-SocketIO threading, one `update` per change",
     "floor": "bare asyncio `websockets` + MatchService, the same `update` bytes (the floor)",
-    "cluster": "cluster: writer + 2 gevent spectator processes + Redis + HAProxy, `update`",
+    "cluster": "cluster: writer + 2 gevent spectator processes + Redis, through HAProxy, `update`",
+    "cluster-direct": "the same cluster, spectators straight to the 2 spectator processes (no proxy)",
 }
 
 
@@ -849,7 +854,7 @@ def print_issue_table(rows: list[Row], ns: list[int], servers: list[str], of: st
     print("| --- | --- | --- | --- | --- |")
     n = 1000 if 1000 in ns else ns[-1]
     floor = _cell(rows, "floor", n)
-    for s in ("gevent", "gevent-api", "gevent-legal", "cluster"):
+    for s in ("gevent", "gevent-api", "gevent-legal", "cluster", "cluster-direct"):
         c = _cell(rows, s, n)
         if s not in servers or c is None or floor is None:
             continue
@@ -858,14 +863,14 @@ def print_issue_table(rows: list[Row], ns: list[int], servers: list[str], of: st
             f"| {c[0] / floor[0]:.2f}× / **{c[1] / floor[1]:.2f}×** | p99 ≤ 1.5× |"
         )
     fs = _slope(rows, "floor", ns)
-    for s in ("gevent", "gevent-api", "gevent-legal", "cluster"):
+    for s in ("gevent", "gevent-api", "gevent-legal", "cluster", "cluster-direct"):
         sl = _slope(rows, s, ns)
         if s in servers and sl is not None and fs is not None:
             print(f"| server CPU µs / spectator / event: {s} | **{sl:.1f}** | {fs:.1f} | {sl / fs:.2f}× | ≤ 30 µs |")
     big = sorted({r.n for r in rows} - set(ns))
     for b in big:
         fb = _cell(rows, "floor", b)
-        for s in ("cluster", "gevent"):
+        for s in ("cluster", "cluster-direct", "gevent"):
             c = _cell(rows, s, b)
             if c is not None and fb is not None:
                 print(
@@ -878,9 +883,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="N = 100 only")
     ap.add_argument("--ns", default="100,1000", help="spectator counts, comma-separated")
-    ap.add_argument("--servers", default="gevent,gevent-api,gevent-legal,floor,cluster", help="which servers, comma-separated")
+    ap.add_argument("--servers", default="gevent,gevent-api,gevent-legal,floor,cluster,cluster-direct", help="which servers")
     ap.add_argument("--big", type=int, default=5000, help="one more N for --big-servers only (0: none)")
-    ap.add_argument("--big-servers", default="gevent,floor,cluster", help="servers also measured at --big")
+    ap.add_argument("--big-servers", default="gevent,floor,cluster,cluster-direct", help="servers also measured at --big")
     ap.add_argument("--workers", type=int, default=2, help="spectator processes of the cluster")
     ap.add_argument("--posts", type=int, default=40, help="measured POSTs per server and N (after 3 warm-up POSTs)")
     ap.add_argument("--rounds", type=int, default=1, help="repeat everything; tables show medians (server order rotates)")

@@ -195,8 +195,12 @@ class Fanout:
     def forget(self, match_id: str) -> None:
         self._last.pop(match_id, None)
 
-    def messages(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> list[tuple[str, Encoded, str]]:
-        """(event name, argument, room) to emit, in order, for the committed ``entry`` and its ``state``."""
+    def messages(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> list[tuple[str, Encoded, str, bool]]:
+        """(event name, argument, room, to every process) to emit, in order, for the committed ``entry`` and its ``state``.
+
+        Officials' messages stay in the writer's process (the last element is False): in a cluster the
+        consoles are connected to it (docs/deploy.md), so the ~7 KB states with ``legal`` need not cross Redis.
+        """
         seq = int(state["seq"])
         public = public_view(state)
         entry_text = dumps(entry)
@@ -218,12 +222,12 @@ class Fanout:
         event = Encoded(entry_text, "event", match_id, seq)
         return [
             # API.md's spectators: the entry, then the state (without `legal`).
-            ("event", event, room(match_id)),
-            ("state", Encoded(public_text, "public_state", match_id, seq), room(match_id)),
+            ("event", event, room(match_id), True),
+            ("state", Encoded(public_text, "public_state", match_id, seq), room(match_id), True),
             # Spectators that take one message per change.
-            ("update", Encoded(public_update, "public_update", match_id, seq), room(match_id, updates=True)),
+            ("update", Encoded(public_update, "public_update", match_id, seq), room(match_id, updates=True), True),
             # Officials: the whole state, `legal` included (a handful of consoles: no patches).
-            ("event", event, room(match_id, official=True)),
-            ("state", Encoded(full_text, "state", match_id, seq), room(match_id, official=True)),
-            ("update", Encoded(official_update, "update", match_id, seq), room(match_id, official=True, updates=True)),
+            ("event", event, room(match_id, official=True), False),
+            ("state", Encoded(full_text, "state", match_id, seq), room(match_id, official=True), False),
+            ("update", Encoded(official_update, "update", match_id, seq), room(match_id, official=True, updates=True), False),
         ]

@@ -76,5 +76,5 @@ class Live:
 
     def broadcast(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
         """After a committed event, to every audience of the match (fanout.py): each message encoded once."""
-        for name, payload, to in self.fanout.messages(match_id, entry, state):
-            self.socketio.emit(name, payload, to=to)
+        for name, payload, to, everywhere in self.fanout.messages(match_id, entry, state):
+            self.socketio.emit(name, payload, to=to, ignore_queue=not everywhere)

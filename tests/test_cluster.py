@@ -239,3 +239,92 @@ def test_D92_spectators_on_both_processes_get_every_state_and_survive_a_killed_p
     finally:
         for s in spectators:
             s.close()
+
+
+def test_fastws_keeps_every_frame_in_order_for_a_reader_that_falls_behind(tmp_path: Path) -> None:
+    """Under gevent, broadcasts are written straight to idle sockets and queued behind busy ones (fastws.py).
+
+    A spectator that stops reading (a tiny receive buffer, then no reads) fills its socket: the server's
+    non-blocking writes then write part of a frame, or nothing, and queue the rest. When it reads again it
+    must find every message whole and in order, as a spectator that kept reading does.
+    """
+    import websocket  # websocket-client
+
+    EVENTS = 700  # Linux lets a socket's send buffer grow to 4 MB (tcp_wmem): fill it
+    port = _free_block(1)
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+        "QALISBALL_DB": str(tmp_path / "fast.db"),
+        "QALISBALL_ADMIN_TOKEN": ADMIN,
+        "QALISBALL_ASYNC_MODE": "gevent",
+    }
+    env.pop("QALISBALL_MESSAGE_QUEUE", None)
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def up() -> bool:
+            try:
+                return requests.get(f"{base}/api/matches", timeout=2).status_code == 200
+            except requests.RequestException:
+                return proc.poll() is not None
+
+        _wait("the server", up, 60)
+        assert proc.poll() is None, (tmp_path / "server.log").read_text()[-2000:]
+        r = requests.post(f"{base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
+        match_id, token = r.json()["id"], r.json()["tokens"]["referee"]
+        url = f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket"
+
+        def join(ws: Any) -> None:
+            assert ws.recv().startswith("0{")
+            ws.send("40")
+            assert ws.recv().startswith("40")
+            # As an official: the whole state with `legal` in every update, ~7 KB a message.
+            ws.send("42" + json.dumps(["join", {"match": match_id, "updates": True, "token": token}]))
+            assert ws.recv().startswith('42["state"')
+
+        slow = websocket.create_connection(url, timeout=30, sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),))
+        steady = websocket.create_connection(url, timeout=30)
+        join(slow), join(steady)
+        steady_got: list[int] = []
+        stop = threading.Event()
+
+        def read_steadily() -> None:
+            while not stop.is_set() and len(steady_got) < EVENTS:
+                msg = steady.recv()
+                if msg.startswith('42["update"'):
+                    steady_got.append(json.loads(msg[2:])[1]["seq"])
+                elif msg == "2":
+                    steady.send("3")
+
+        reader = threading.Thread(target=read_steadily, daemon=True)
+        reader.start()
+        events = _events()
+        for _ in range(EVENTS):  # ~5 MB for the slow reader, who reads nothing meanwhile: more than a socket holds
+            r = requests.post(
+                f"{base}/api/matches/{match_id}/events",
+                json=next(events),
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=10,
+            )
+            assert r.status_code == 201, r.text
+        slow_got: list[int] = []
+        while len(slow_got) < EVENTS:
+            msg = slow.recv()
+            if msg.startswith('42["update"'):
+                update = json.loads(msg[2:])[1]
+                assert update["state"]["seq"] == update["seq"] and "legal" in update["state"]
+                slow_got.append(update["seq"])
+            elif msg == "2":
+                slow.send("3")
+        reader.join(60)
+        stop.set()
+        assert slow_got == steady_got == list(range(1, EVENTS + 1))
+        slow.close(), steady.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
