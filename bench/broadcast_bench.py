@@ -1,29 +1,34 @@
 """POST → last spectator latency over WebSocket (run by hand; prints numbers; never collected by pytest).
 
-    .venv/bin/python bench/broadcast_bench.py            # N = 100, 500, 1000; the three servers
+    .venv/bin/python bench/broadcast_bench.py            # N = 100, 1000 (+ 5000 for some); every server
     .venv/bin/python bench/broadcast_bench.py --quick    # N = 100 only
-    .venv/bin/python bench/broadcast_bench.py --servers gevent,floor --ns 100,2000 --posts 60
+    .venv/bin/python bench/broadcast_bench.py --servers gevent,floor --ns 100,2000 --big 0 --posts 60
 
 For each server and each N, N spectators join one match over WebSocket, then the referee POSTs
 ``--posts`` events (a kickoff taken, then a goal, alternately: the state changes every time). For
 every POST we take the time from just before the request is written to the moment the LAST of the N
-spectators has received the ``state`` with the new ``seq`` (p50 / p99 over the POSTs), and the
-server's CPU time per event from ``/proc/<pid>/stat`` (whole process, all threads).
+spectators has received the ``state`` or ``update`` with the new ``seq`` (p50 / p99 over the POSTs), and
+the server's CPU time per event from ``/proc/<pid>/stat`` (whole process, all threads; all processes of
+a cluster).
 
-Servers, one after another in the same run:
+Servers, one after another in the same run (bench/README.md has the table):
 
-- ``gevent``:    ``app.py`` with ``QALISBALL_ASYNC_MODE=gevent`` (pywsgi + gevent-websocket), as ``make run``;
-- ``threading``: ``app.py`` with ``QALISBALL_ASYNC_MODE=threading`` (werkzeug + simple-websocket);
-- ``floor``:     a bare asyncio ``websockets`` server (this file, ``--serve-floor``) doing the same work per
+- ``gevent``, ``gevent-api``, ``gevent-legal``: ``app.py`` as ``make run`` serves it; the spectators join
+  with ``updates`` (one ``update`` per change), as API.md's clients (``event`` + ``state``), or with the
+  referee's token (``event`` + ``state`` with ``legal``, what every spectator got before D90);
+- ``threading``: ``app.py`` with ``QALISBALL_ASYNC_MODE=threading``;
+- ``floor``: a bare asyncio ``websockets`` server (this file, ``--serve-floor``) doing the same work per
   POST with no framework: the same ``MatchService.submit`` (rules + SQLite commit, synchronous=FULL), the
-  same two Socket.IO frames (``event`` then ``state``), each encoded once and written to every socket.
+  same messages (``qalisball.fanout``), each frame built once and written to every socket of its room;
+- ``cluster``, ``cluster-direct``: ``python -m qalisball.cluster`` (writer, spectator processes, Redis,
+  HAProxy), the spectators through the proxy or straight to the spectator processes.
 
 The spectators are cheap: no python-socketio client, no thread per spectator. Each of ``--clients``
 processes (2 by default) runs one asyncio loop with N / clients connections, each an
 ``asyncio.BufferedProtocol`` driving websockets' sans-I/O ``ClientProtocol`` (handshake, masking, all it
 sends) and speaking Engine.IO v4 / Socket.IO v5 by hand: ``0{..}`` → ``40``, ``2`` → ``3``,
 ``42["join",..]``. Once in the room it splits the server's (unmasked) frames itself and looks only at
-``42["state"`` frames, reading their ``"seq"`` without parsing the JSON (``--ws-parser``: websockets'
+``42["state"`` and ``42["update"`` frames, reading their ``"seq"`` without parsing the JSON (``--ws-parser``: websockets'
 parser on every frame instead). The receive time is ``time.perf_counter()`` (CLOCK_MONOTONIC, the same
 clock in every process on this machine) when the bytes reach the protocol (``buffer_updated``). To
 show that the clients are not the bottleneck each client process also reports how busy it was between
