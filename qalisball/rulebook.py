@@ -127,6 +127,10 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    # Live updates (issue 15): not rules, but decisions all the same.
+    "D90": ("观众的实时状态不含 legal，只有裁判员获得", "Spectators' live states carry no `legal`; officials get it"),
+    "D91": ("选择 updates 的客户端每次变化只收一条消息", "One `update` message per change for clients that opt in"),
+    "D92": ("集群：只有一个进程写入，观众进程只转发", "A cluster: one process writes, spectator processes only relay"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
