@@ -3,15 +3,23 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench system-deps clean
+.PHONY: run run-cluster test lint bench system-deps clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	touch $(STAMP)
 
+# QALISBALL_WORKERS=N make run: the cluster below with N spectator processes.
 run: $(STAMP)
-	$(PY) app.py
+	@if [ -n "$(QALISBALL_WORKERS)" ] && [ "$(QALISBALL_WORKERS)" != "0" ]; then \
+		./scripts/ensure-system-deps.sh cluster && $(PY) -m qalisball.cluster; \
+	else $(PY) app.py; fi
+
+# One writer, QALISBALL_WORKERS (2) spectator processes, Redis and HAProxy on PORT (docs/deploy.md).
+run-cluster: $(STAMP)
+	./scripts/ensure-system-deps.sh cluster
+	$(PY) -m qalisball.cluster
 
 system-deps:
 	./scripts/ensure-system-deps.sh

@@ -20,6 +20,8 @@ if os.environ["QALISBALL_ASYNC_MODE"] == "gevent":
 import socket  # noqa: E402
 import sys  # noqa: E402
 
+from flask import Flask  # noqa: E402
+
 from qalisball import ConfigError, create_app  # noqa: E402
 from qalisball.demo import ensure_demo, ensure_demo_competition  # noqa: E402
 from qalisball.serving import handler_class, startup_text  # noqa: E402
@@ -53,6 +55,13 @@ def main() -> None:
     raise_open_file_limit()
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
+    if os.environ.get("QALISBALL_ROLE") == "spectators":  # a cluster's spectator process (docs/deploy.md)
+        from qalisball.follower import create_follower_app
+
+        writer = os.environ.get("QALISBALL_WRITER_URL")
+        print(f"Qalisball Live spectator process on {host}:{port}, following {writer}", flush=True)
+        serve(create_follower_app(), host, port, os.environ.get("QALISBALL_ASYNC_MODE", "gevent"))
+        return
     try:
         app = create_app()
     except ConfigError as exc:  # a weak organiser token, for example: refuse to serve
@@ -68,8 +77,12 @@ def main() -> None:
         app, base, demo, secrets_shown=sys.stdout.isatty(), admin_from_env=bool(os.environ.get("QALISBALL_ADMIN_TOKEN"))
     )
     print(text, flush=True)
+    serve(app, host, port, app.config["ASYNC_MODE"])
 
-    if app.config["ASYNC_MODE"] == "gevent":
+
+def serve(app: Flask, host: str, port: int, async_mode: str) -> None:
+    """Serve ``app`` (the writer's or a spectator process's) until killed."""
+    if async_mode == "gevent":
         from gevent import pywsgi
 
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -79,8 +92,8 @@ def main() -> None:
         listener.listen(1024)
         # Bounded connections (D52): a socket idle or unable to take data for longer than a ping cycle is
         # closed, a small send buffer per client, at most MAX_CONNECTIONS_PER_ADDRESS per address.
-        io_timeout = app.config["PING_INTERVAL"] + app.config["PING_TIMEOUT"] + 5
-        handler = handler_class(io_timeout, app.config["MAX_CONNECTIONS_PER_ADDRESS"])
+        io_timeout = app.config.get("PING_INTERVAL", 10) + app.config.get("PING_TIMEOUT", 10) + 5
+        handler = handler_class(io_timeout, app.config.get("MAX_CONNECTIONS_PER_ADDRESS", 100))
         server = pywsgi.WSGIServer(listener, app, handler_class=handler, log=None)
         server.serve_forever()
     else:

@@ -1,29 +1,34 @@
 """POST → last spectator latency over WebSocket (run by hand; prints numbers; never collected by pytest).
 
-    .venv/bin/python bench/broadcast_bench.py            # N = 100, 500, 1000; the three servers
+    .venv/bin/python bench/broadcast_bench.py            # N = 100, 1000 (+ 5000 for some); every server
     .venv/bin/python bench/broadcast_bench.py --quick    # N = 100 only
-    .venv/bin/python bench/broadcast_bench.py --servers gevent,floor --ns 100,2000 --posts 60
+    .venv/bin/python bench/broadcast_bench.py --servers gevent,floor --ns 100,2000 --big 0 --posts 60
 
 For each server and each N, N spectators join one match over WebSocket, then the referee POSTs
 ``--posts`` events (a kickoff taken, then a goal, alternately: the state changes every time). For
 every POST we take the time from just before the request is written to the moment the LAST of the N
-spectators has received the ``state`` with the new ``seq`` (p50 / p99 over the POSTs), and the
-server's CPU time per event from ``/proc/<pid>/stat`` (whole process, all threads).
+spectators has received the ``state`` or ``update`` with the new ``seq`` (p50 / p99 over the POSTs), and
+the server's CPU time per event from ``/proc/<pid>/stat`` (whole process, all threads; all processes of
+a cluster).
 
-Servers, one after another in the same run:
+Servers, one after another in the same run (bench/README.md has the table):
 
-- ``gevent``:    ``app.py`` with ``QALISBALL_ASYNC_MODE=gevent`` (pywsgi + gevent-websocket), as ``make run``;
-- ``threading``: ``app.py`` with ``QALISBALL_ASYNC_MODE=threading`` (werkzeug + simple-websocket);
-- ``floor``:     a bare asyncio ``websockets`` server (this file, ``--serve-floor``) doing the same work per
+- ``gevent``, ``gevent-api``, ``gevent-legal``: ``app.py`` as ``make run`` serves it; the spectators join
+  with ``updates`` (one ``update`` per change), as API.md's clients (``event`` + ``state``), or with the
+  referee's token (``event`` + ``state`` with ``legal``, what every spectator got before D90);
+- ``threading``: ``app.py`` with ``QALISBALL_ASYNC_MODE=threading``;
+- ``floor``: a bare asyncio ``websockets`` server (this file, ``--serve-floor``) doing the same work per
   POST with no framework: the same ``MatchService.submit`` (rules + SQLite commit, synchronous=FULL), the
-  same two Socket.IO frames (``event`` then ``state``), each encoded once and written to every socket.
+  same messages (``qalisball.fanout``), each frame built once and written to every socket of its room;
+- ``cluster``, ``cluster-direct``: ``python -m qalisball.cluster`` (writer, spectator processes, Redis,
+  HAProxy), the spectators through the proxy or straight to the spectator processes.
 
 The spectators are cheap: no python-socketio client, no thread per spectator. Each of ``--clients``
 processes (2 by default) runs one asyncio loop with N / clients connections, each an
 ``asyncio.BufferedProtocol`` driving websockets' sans-I/O ``ClientProtocol`` (handshake, masking, all it
 sends) and speaking Engine.IO v4 / Socket.IO v5 by hand: ``0{..}`` → ``40``, ``2`` → ``3``,
 ``42["join",..]``. Once in the room it splits the server's (unmasked) frames itself and looks only at
-``42["state"`` frames, reading their ``"seq"`` without parsing the JSON (``--ws-parser``: websockets'
+``42["state"`` and ``42["update"`` frames, reading their ``"seq"`` without parsing the JSON (``--ws-parser``: websockets'
 parser on every frame instead). The receive time is ``time.perf_counter()`` (CLOCK_MONOTONIC, the same
 clock in every process on this machine) when the bytes reach the protocol (``buffer_updated``). To
 show that the clients are not the bottleneck each client process also reports how busy it was between
@@ -73,6 +78,7 @@ class Hub:
         self.pending: dict[int, list[float]] = {}  # seq -> [count, first_t, last_t, cpu_at_first]
         self.fast_path = True
         self.read_buffer = memoryview(bytearray(1 << 16))
+        self.bytes = 0  # received by the spectators in the room (every frame, headers included)
 
     def received(self, seq: int, t: float) -> None:
         rec = self.pending.get(seq)
@@ -94,11 +100,11 @@ class Spectator(asyncio.BufferedProtocol):
     per read, 16 µs here, which made the client slower than the floor server.)
     """
 
-    def __init__(self, hub: Hub, uri: str, match_id: str, joined: asyncio.Future[None]) -> None:
+    def __init__(self, hub: Hub, uri: str, join: bytes, joined: asyncio.Future[None]) -> None:
         from websockets.client import ClientProtocol
         from websockets.uri import parse_uri
 
-        self.hub, self.match_id, self.joined = hub, match_id, joined
+        self.hub, self.join, self.joined = hub, join, joined
         self.ws = ClientProtocol(parse_uri(uri))  # no extensions: no compression, like a plain client
         self.request = self.ws.connect()
         self.transport: asyncio.Transport | None = None
@@ -119,6 +125,7 @@ class Spectator(asyncio.BufferedProtocol):
         t = time.perf_counter()
         data = bytes(self.hub.read_buffer[:nbytes])
         if self.fast:
+            self.hub.bytes += nbytes
             self._fast_frames(data, t)
             return
         ws = self.ws
@@ -157,7 +164,10 @@ class Spectator(asyncio.BufferedProtocol):
                 break
             op = b0 & 0x0F
             if op == 1 and b0 & 0x80:
-                if buf.startswith(b'42["state"', start):
+                if buf.startswith(b'42["update",{"seq":', start):  # one message per change (fanout.py)
+                    j = start + 19
+                    self.hub.received(int(buf[j : buf.find(b",", j, end)]), t)
+                elif buf.startswith(b'42["state"', start):
                     j = buf.find(b'"seq":', start + 10, end)
                     self.hub.received(int(buf[j + 6 : buf.find(b",", j, end)]), t)
                 elif ln == 1 and buf[start] == 0x32:  # Engine.IO ping "2"
@@ -175,7 +185,10 @@ class Spectator(asyncio.BufferedProtocol):
         self.buf = buf[i:] if i < n else b""
 
     def _packet(self, p: bytes, t: float) -> None:
-        if p.startswith(b'42["state"'):
+        if p.startswith(b'42["update",{"seq":'):
+            if self.in_room:
+                self.hub.received(int(p[19 : p.find(b",", 19)]), t)
+        elif p.startswith(b'42["state"'):
             i = p.find(b'"seq":', 10)
             seq = int(p[i + 6 : p.find(b",", i)])
             if self.in_room:
@@ -191,7 +204,7 @@ class Spectator(asyncio.BufferedProtocol):
         elif p.startswith(b"0{"):
             self._send(b"40")  # Engine.IO open → Socket.IO connect to namespace "/"
         elif p.startswith(b"40"):
-            self._send(b'42["join",{"match":"' + self.match_id.encode() + b'"}]')
+            self._send(self.join)
         elif p.startswith(b"44") or p.startswith(b'42["error"'):
             self._fail(p[:200].decode(errors="replace"))
 
@@ -247,12 +260,12 @@ def _raise_nofile(soft: int | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
-async def _spectator(hub: Hub, uri: str, host: str, port: int, match_id: str, sem: asyncio.Semaphore) -> Spectator | str:
+async def _spectator(hub: Hub, uri: str, host: str, port: int, join: bytes, sem: asyncio.Semaphore) -> Spectator | str:
     """One spectator connected and in the match's room, or why not."""
     loop = asyncio.get_running_loop()
     async with sem:
         joined: asyncio.Future[None] = loop.create_future()
-        spec = Spectator(hub, uri, match_id, joined)
+        spec = Spectator(hub, uri, join, joined)
         try:
             await loop.create_connection(lambda: spec, host, port)
             await asyncio.wait_for(joined, 60)
@@ -271,18 +284,18 @@ async def _client(conn: Connection) -> None:
     while True:
         cmd = await queue.get()
         if cmd[0] == "connect":
-            _, host, port, path, match_id, target, concurrency, hub.fast_path = cmd
+            _, host, port, path, join, target, concurrency, hub.fast_path = cmd
             t0 = time.perf_counter()
             sem = asyncio.Semaphore(concurrency)
             uri = f"ws://{host}:{port}{path}"
             missing = target - len(hub.spectators)
-            results = await asyncio.gather(*(_spectator(hub, uri, host, port, match_id, sem) for _ in range(missing)))
+            results = await asyncio.gather(*(_spectator(hub, uri, host, port, join, sem) for _ in range(missing)))
             errors = [r for r in results if isinstance(r, str)]
             hub.spectators += [r for r in results if isinstance(r, Spectator)]
             hub.joined = len(hub.spectators)
             conn.send(("ready", hub.joined, errors[:3], len(errors), time.perf_counter() - t0))
         elif cmd[0] == "cpu":
-            conn.send(("cpu", time.process_time()))
+            conn.send(("cpu", time.process_time(), hub.bytes))
         elif cmd[0] == "reset":
             hub.pending.clear()
             conn.send(("reset",))
@@ -310,16 +323,17 @@ async def _floor(http_port: int, ws_port: int, db: str) -> None:
     from websockets.frames import Frame, Opcode
 
     sys.path.insert(0, str(ROOT))
+    from qalisball import fanout
     from qalisball.schemas import MatchSchema, parse_event
     from qalisball.service import MatchService
     from qalisball.store import Store
 
     svc = MatchService(Store(db))
+    out = fanout.Fanout()  # the project's own messages (one update per change, patches, legal for officials only)
     rooms: dict[str, set[Any]] = {}
 
-    def frame(name: str, data: Any) -> bytes:
-        text = "42" + json.dumps([name, data], separators=(",", ":"))  # as python-socketio encodes it
-        return Frame(Opcode.TEXT, text.encode()).serialize(mask=False, extensions=[])
+    def frame(text: str) -> bytes:
+        return Frame(Opcode.TEXT, ("4" + text).encode()).serialize(mask=False, extensions=[])
 
     def handle(method: str, path: str, body: bytes) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
@@ -332,15 +346,18 @@ async def _floor(http_port: int, ws_port: int, db: str) -> None:
             data = json.loads(body)
             m = svc.get(parts[2])
             try:
-                out = svc.submit(m, "referee", data, parse_event(data))
+                answer = svc.submit(m, "referee", data, parse_event(data))
             except Exception as exc:  # noqa: BLE001 - the floor answers every refusal alike
                 return 409, {"error": "rule", "message": str(exc)}
-            if out.entry is not None:
-                event_frame, state_frame = frame("event", out.entry.public()), frame("state", out.state)
-                for part in (event_frame, state_frame):  # encoded once, the same bytes to every socket
-                    for ws in rooms.get(m.id, ()):
-                        ws.transport.write(part)
-            return out.status, out.body
+            if answer.entry is not None:
+                # The same messages as the project's, each encoded once and written to every socket of its room.
+                for name, enc, room, _ in out.messages(m.id, answer.entry.public(), answer.state):
+                    sockets = rooms.get(room)
+                    if sockets:
+                        part = frame("2[" + json.dumps(name) + "," + enc.text + "]")
+                        for ws in sockets:
+                            ws.transport.write(part)
+            return answer.status, answer.body
         return 404, {"error": "not_found"}
 
     async def http_conn(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -367,10 +384,14 @@ async def _floor(http_port: int, ws_port: int, db: str) -> None:
                 if msg == "40":
                     await ws.send(f'40{{"sid":"{sid}"}}')
                 elif msg.startswith('42["join"'):
-                    match_id = str(json.loads(msg[2:])[1]["match"])
-                    joined = rooms.setdefault(match_id, set())
+                    data = json.loads(msg[2:])[1]
+                    m = svc.get(str(data["match"]))
+                    official = m.role_of(data.get("token")) is not None
+                    room = fanout.room(m.id, official=official, updates=bool(data.get("updates")))
+                    joined = rooms.setdefault(room, set())
                     joined.add(ws)
-                    await ws.send("42" + json.dumps(["state", svc.state(svc.get(match_id))], separators=(",", ":")))
+                    state = svc.state(m) if official else fanout.public_view(svc.state(m))
+                    await ws.send("42" + json.dumps(["state", state], separators=(",", ":"), ensure_ascii=False))
         finally:
             if joined is not None:
                 joined.discard(ws)
@@ -393,10 +414,23 @@ class Server:
     http_port: int
     ws_port: int
     log: Path
+    status: Path | None = None  # a cluster's cluster.json: the processes whose CPU and memory count
+    ws_ports: list[int] = field(default_factory=list)  # cluster-direct: client process i joins ws_ports[i % len]
 
     @property
-    def pid(self) -> int:
-        return self.proc.pid
+    def pids(self) -> list[int]:
+        if self.status is None:
+            return [self.proc.pid]
+        procs = json.loads(self.status.read_text())["processes"]
+        return [p["pid"] for p in procs if p["pid"]]
+
+
+def _cpu(server: Server) -> float:
+    return sum(_proc_cpu_s(pid) for pid in server.pids)
+
+
+def _rss(server: Server) -> int:
+    return sum(_proc_rss_kb(pid) for pid in server.pids)
 
 
 @dataclass
@@ -410,6 +444,7 @@ class Row:
     server_cpu_ms: float = 0.0  # per event
     client_cpu_ms: float = 0.0  # per event, all client processes together
     rss_kb_per_spectator: float | None = None
+    bytes_per_spectator: float = 0.0  # per event, as received
     connect_s: float = 0.0
     timeouts: int = 0
     lost: int = 0
@@ -437,29 +472,60 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def start_server(name: str, tmp: Path, nofile: int | None = None) -> Server:
-    port = _free_port()
+def _free_block(size: int) -> int:
+    """A port P with P … P+size-1 free (a cluster listens on PORT, PORT+1, …)."""
+    while True:
+        base = _free_port()
+        try:
+            for p in range(base, base + size):
+                with socket.socket() as t:
+                    t.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+
+
+def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int = 2) -> Server:
+    kind = name.split("-")[0]
+    port = _free_block(workers + 2) if kind == "cluster" else _free_port()
     log = tmp / f"{name}.log"
     db = str(tmp / f"{name}.db")
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "QALISBALL_DB": db, "QALISBALL_ADMIN_TOKEN": ADMIN}
     env["QALISBALL_MAX_CONNECTIONS_PER_ADDRESS"] = "0"  # every spectator comes from 127.0.0.1 here (D52)
     env.pop("QALISBALL_MESSAGE_QUEUE", None)
-    if name == "floor":
+    status = None
+    if kind == "floor":
         ws_port = _free_port()
         cmd = [sys.executable, __file__, "--serve-floor", str(port), str(ws_port), db]
+    elif kind == "cluster":
+        # qalisball/cluster.py as `make run-cluster` starts it: writer, spectator processes, Redis, HAProxy.
+        ws_port = port
+        cluster_dir = tmp / f"{name}-cluster"
+        status = cluster_dir / "cluster.json"
+        env.update(
+            QALISBALL_WORKERS=str(workers),
+            QALISBALL_MESSAGE_QUEUE=f"redis://127.0.0.1:{_free_port()}/0",
+            QALISBALL_CLUSTER_DIR=str(cluster_dir),
+            QALISBALL_ASYNC_MODE="gevent",
+        )
+        cmd = [sys.executable, "-m", "qalisball.cluster"]
     else:
         ws_port = port
-        env["QALISBALL_ASYNC_MODE"] = name
+        env["QALISBALL_ASYNC_MODE"] = kind
         cmd = [sys.executable, str(ROOT / "app.py")]
     with open(log, "wb") as out:
         limit = None if nofile is None else (lambda: _raise_nofile(nofile))
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
-    server = Server(name, proc, port, ws_port, log)
+    server = Server(name, proc, port, ws_port, log, status)
+    if name == "cluster-direct":  # the spectator processes themselves, without HAProxy in the way
+        server.ws_ports = [port + 2 + i for i in range(workers)]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{name} server exited: {log.read_text()[-2000:]}")
         try:
+            if status is not None and not status.exists():
+                raise OSError("the cluster is starting")
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             c.request("GET", "/api/matches")
             if c.getresponse().status == 200:
@@ -475,7 +541,7 @@ def stop_server(server: Server) -> None:
     if server.proc.poll() is None:
         server.proc.send_signal(signal.SIGINT)
         try:
-            server.proc.wait(5)
+            server.proc.wait(30 if server.status else 5)
         except subprocess.TimeoutExpired:
             server.proc.kill()
             server.proc.wait(5)
@@ -501,6 +567,18 @@ class Referee:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def join_message(server: str, match_id: str, token: str) -> bytes:
+    """What the spectators send to join: ``-api``: as API.md (``event`` + ``state``, no ``legal``);
+    ``-legal``: with the referee's token (``event`` + ``state`` with ``legal``: what every spectator got
+    before D90); otherwise one ``update`` per change (D91), as the project's pages join."""
+    data: dict[str, Any] = {"match": match_id}
+    if server.endswith("-legal"):
+        data["token"] = token
+    elif not server.endswith("-api"):
+        data["updates"] = True
+    return b"42" + json.dumps(["join", data], separators=(",", ":")).encode()
 
 
 def _match_events(state: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -531,13 +609,14 @@ def run_server(
     opts: argparse.Namespace,
 ) -> tuple[Baseline, list[Row]]:
     rows: list[Row] = []
-    server = start_server(name, tmp, opts.server_nofile)
+    server = start_server(name, tmp, opts.server_nofile, opts.workers)
     ref = Referee(server.http_port)
     try:
         status, created, _, _ = ref.post("/api/matches", _demo_request(), ADMIN)
         assert status == 201, created
         match_id, token = created["id"], created["tokens"]["referee"]
         path = f"/api/matches/{match_id}/events"
+        join = join_message(name, match_id, token)
         for body in ({"type": "coin_toss", "kickoff": "home", "home_end": "x0"}, {"type": "period_start"}):
             status, answer, _, _ = ref.post(path, body, token)
             assert status == 201, answer
@@ -558,7 +637,7 @@ def run_server(
         )
         gen = _match_events(answer["state"])
         body = next(gen)
-        rss0 = _proc_rss_kb(server.pid)
+        rss0 = _rss(server)
         for n in ns:
             row = Row(name, n)
             rows.append(row)
@@ -566,8 +645,9 @@ def run_server(
             share = [n // len(clients) + (1 if i < n % len(clients) else 0) for i in range(len(clients))]
             t0 = time.perf_counter()
             ws_path = "/socket.io/?EIO=4&transport=websocket"
-            for (_, conn), k in zip(clients, share, strict=True):
-                conn.send(("connect", "127.0.0.1", server.ws_port, ws_path, match_id, k, 50, not opts.ws_parser))
+            for i, ((_, conn), k) in enumerate(zip(clients, share, strict=True)):
+                ws_port = server.ws_ports[i % len(server.ws_ports)] if server.ws_ports else server.ws_port
+                conn.send(("connect", "127.0.0.1", ws_port, ws_path, join, k, 50, not opts.ws_parser))
             joined, errors = 0, []
             for _, conn in clients:
                 msg = _expect(conn, "ready", 300)
@@ -579,11 +659,12 @@ def run_server(
                 print(f"  {name} N={n}: {row.error}", flush=True)
                 break
             time.sleep(1.0)  # let the joins settle
-            row.rss_kb_per_spectator = (_proc_rss_kb(server.pid) - rss0) / n
+            row.rss_kb_per_spectator = (_rss(server) - rss0) / n
             for i in range(posts + 3):  # the first 3 POSTs warm up and are not counted
                 if i == 3:
-                    cpu0 = _proc_cpu_s(server.pid)
-                    ccpu0 = sum(_ask(conn, "cpu")[1] for _, conn in clients)
+                    cpu0 = _cpu(server)
+                    asked = [_ask(conn, "cpu") for _, conn in clients]
+                    ccpu0, bytes0 = sum(a[1] for a in asked), sum(a[2] for a in asked)
                 status, answer, t_send, t_answer = ref.post(path, body, token)
                 if status != 201:
                     raise RuntimeError(f"{name}: {body} refused: {answer}")
@@ -608,8 +689,10 @@ def run_server(
                         _ask(conn, "reset")
                 body = gen.send(answer["state"])
                 time.sleep(opts.gap)
-            row.server_cpu_ms = (_proc_cpu_s(server.pid) - cpu0) / posts * 1e3
-            row.client_cpu_ms = (sum(_ask(conn, "cpu")[1] for _, conn in clients) - ccpu0) / posts * 1e3
+            row.server_cpu_ms = (_cpu(server) - cpu0) / posts * 1e3
+            asked = [_ask(conn, "cpu") for _, conn in clients]
+            row.client_cpu_ms = (sum(a[1] for a in asked) - ccpu0) / posts * 1e3
+            row.bytes_per_spectator = (sum(a[2] for a in asked) - bytes0) / posts / n
             print(f"  {_line(row)}", flush=True)
     finally:
         ref.close()
@@ -663,9 +746,13 @@ def _line(r: Row) -> str:
 
 
 LABELS = {
-    "gevent": "app.py, Flask-SocketIO gevent (pywsgi + gevent-websocket)",
-    "threading": "app.py, Flask-SocketIO threading (werkzeug + simple-websocket)",
-    "floor": "bare asyncio `websockets` + MatchService (the floor)",
+    "gevent": "app.py, Flask-SocketIO gevent: one `update` per change (what the pages do)",
+    "gevent-api": "app.py, gevent: API.md's `event` + `state` (no `legal`)",
+    "gevent-legal": "app.py, gevent: `event` + `state` with `legal` (every spectator before D90)",
+    "threading": "app.py, Flask-SocketIO threading, one `update` per change",
+    "floor": "bare asyncio `websockets` + MatchService, the same `update` bytes (the floor)",
+    "cluster": "cluster: writer + 2 gevent spectator processes + Redis, through HAProxy, `update`",
+    "cluster-direct": "the same cluster, spectators straight to the 2 spectator processes (no proxy)",
 }
 
 
@@ -673,46 +760,63 @@ def _med(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def _cell(rows: list[Row], s: str, n: int) -> tuple[float, float] | None:
+    rs = [r for r in rows if r.server == s and r.n == n and r.lat_ms]
+    if not rs:
+        return None
+    return _med([_pct(r.lat_ms, 50) for r in rs]), _med([_pct(r.lat_ms, 99) for r in rs])
+
+
+def _cpu_at(rows: list[Row], s: str, n: int) -> float | None:
+    rs = [r for r in rows if r.server == s and r.n == n and r.lat_ms]
+    return _med([r.server_cpu_ms * 1e3 for r in rs]) if rs else None  # µs per event
+
+
+def _slope(rows: list[Row], s: str, ns: list[int]) -> float | None:
+    """Server CPU µs per spectator per event: the slope between the smallest and the largest N."""
+    lo, hi = _cpu_at(rows, s, ns[0]), _cpu_at(rows, s, ns[-1])
+    if lo is None or hi is None:
+        return None
+    return (hi - lo) / (ns[-1] - ns[0]) if len(ns) > 1 else hi / ns[0]
+
+
 def print_table(rows: list[Row], baselines: list[Baseline], ns: list[int], servers: list[str], rounds: int) -> None:
     """Markdown tables; with several rounds every number is the median of the rounds' values."""
     of = f" (medians of {rounds} rounds)" if rounds > 1 else ""
+    all_ns = sorted({r.n for r in rows} | set(ns))
     print()
     print(f"POST → last spectator, p50 / p99 ms{of}")
     print()
-    slope = len(ns) > 1
-    over = f"slope N={ns[0]}→{ns[-1]}" if slope else f"at N={ns[0]}"
+    over = f"slope N={ns[0]}→{ns[-1]}" if len(ns) > 1 else f"at N={ns[0]}"
     cpu_head = f"server CPU µs / spectator / event ({over})"
-    print("| server | " + " | ".join(f"N={n}" for n in ns) + f" | {cpu_head} | KB / spectator |")
-    print("| --- " * (len(ns) + 3) + "|")
+    print("| server | " + " | ".join(f"N={n}" for n in all_ns) + f" | {cpu_head} | KB / spectator | bytes / spectator / event |")
+    print("| --- " * (len(all_ns) + 4) + "|")
     for s in servers:
-        cells, kb = [], []
-        cpu_at: dict[int, float] = {}
-        for n in ns:
-            rs = [r for r in rows if r.server == s and r.n == n and r.lat_ms]
+        cells, kb, sent = [], [], []
+        for n in all_ns:
+            c = _cell(rows, s, n)
             failed = [r for r in rows if r.server == s and r.n == n and not r.lat_ms]
-            if not rs:
+            if c is None:
                 cells.append(f"failed: {failed[0].error or 'timeouts'}" if failed else "—")
                 continue
-            cell = f"{_med([_pct(r.lat_ms, 50) for r in rs]):.1f} / {_med([_pct(r.lat_ms, 99) for r in rs]):.1f}"
+            cell = f"{c[0]:.1f} / {c[1]:.1f}"
             timeouts = sum(r.timeouts for r in rows if r.server == s and r.n == n)
             if timeouts or failed:
                 cell += f" ({timeouts} timeouts, {len(failed)} failed rounds)"
             cells.append(cell)
-            cpu_at[n] = _med([r.server_cpu_ms * 1e3 for r in rs])  # µs per event
+            rs = [r for r in rows if r.server == s and r.n == n and r.lat_ms]
             kb += [r.rss_kb_per_spectator for r in rs if r.rss_kb_per_spectator is not None and n == ns[-1]]
-        if slope and ns[0] in cpu_at and ns[-1] in cpu_at:
-            cpu_cell = f"{(cpu_at[ns[-1]] - cpu_at[ns[0]]) / (ns[-1] - ns[0]):.0f}"
-        elif not slope and ns[0] in cpu_at:
-            cpu_cell = f"{cpu_at[ns[0]] / ns[0]:.0f}"
-        else:
-            cpu_cell = "—"
+            sent += [r.bytes_per_spectator for r in rs if n == ns[-1]]
+        slope = _slope(rows, s, ns)
+        cpu_cell = f"{slope:.1f}" if slope is not None else "—"
         kb_cell = f"{_med(kb):.0f}" if kb else "—"
-        print(f"| {LABELS[s]} | " + " | ".join(cells) + f" | {cpu_cell} | {kb_cell} |")
+        sent_cell = f"{_med(sent):.0f}" if sent else "—"
+        print(f"| {LABELS[s]} | " + " | ".join(cells) + f" | {cpu_cell} | {kb_cell} | {sent_cell} |")
     print()
     print(f"Referee's POST round trip, p50 / p99 ms{of} (N=0: no spectator; then while the N spectators are served)")
     print()
-    print("| server | N=0 | " + " | ".join(f"N={n}" for n in ns) + " |")
-    print("| --- " * (len(ns) + 2) + "|")
+    print("| server | N=0 | " + " | ".join(f"N={n}" for n in all_ns) + " |")
+    print("| --- " * (len(all_ns) + 2) + "|")
     for s in servers:
         bs = [b for b in baselines if b.server == s]
         cells = [
@@ -721,7 +825,7 @@ def print_table(rows: list[Row], baselines: list[Baseline], ns: list[int], serve
             if bs
             else "—"
         ]
-        for n in ns:
+        for n in all_ns:
             rs = [r for r in rows if r.server == s and r.n == n and r.post_ms]
             cells.append(
                 f"{_med([_pct(r.post_ms, 50) for r in rs]):.1f} / {_med([_pct(r.post_ms, 99) for r in rs]):.1f}" if rs else "—"
@@ -730,11 +834,11 @@ def print_table(rows: list[Row], baselines: list[Baseline], ns: list[int], serve
     print()
     print("Server and client CPU per event (ms), and the client processes' busy share between a POST's first and last state")
     print()
-    print("| server | " + " | ".join(f"N={n}" for n in ns) + " |")
-    print("| --- " * (len(ns) + 1) + "|")
+    print("| server | " + " | ".join(f"N={n}" for n in all_ns) + " |")
+    print("| --- " * (len(all_ns) + 1) + "|")
     for s in servers:
         cells = []
-        for n in ns:
+        for n in all_ns:
             rs = [r for r in rows if r.server == s and r.n == n and r.lat_ms]
             if not rs:
                 cells.append("—")
@@ -744,17 +848,51 @@ def print_table(rows: list[Row], baselines: list[Baseline], ns: list[int], serve
                 f" ({_med([_busy(r) for r in rs]):.0f} % busy)"
             )
         print(f"| {s} | " + " | ".join(cells) + " |")
-    sizes = {b.server: b.state_bytes for b in baselines}
+    print_issue_table(rows, ns, servers, of)
+
+
+def print_issue_table(rows: list[Row], ns: list[int], servers: list[str], of: str) -> None:
+    """Issue 15's lines, each beside its floor in this same run."""
     print()
-    frames = ", ".join(f"{s} {n} bytes" for s, n in sizes.items())
-    print(f"State frame per spectator: {frames} (plus the event frame before it)")
+    print(f"Issue 15, side by side with the floor of this run{of}")
+    print()
+    print("| what | project | floor | ratio | goal |")
+    print("| --- | --- | --- | --- | --- |")
+    n = 1000 if 1000 in ns else ns[-1]
+    floor = _cell(rows, "floor", n)
+    for s in ("gevent", "gevent-api", "gevent-legal", "cluster", "cluster-direct"):
+        c = _cell(rows, s, n)
+        if s not in servers or c is None or floor is None:
+            continue
+        print(
+            f"| POST → last of {n} spectators, p50 / p99 ms: {s} | {c[0]:.1f} / {c[1]:.1f} | {floor[0]:.1f} / {floor[1]:.1f} "
+            f"| {c[0] / floor[0]:.2f}× / **{c[1] / floor[1]:.2f}×** | p99 ≤ 1.5× |"
+        )
+    fs = _slope(rows, "floor", ns)
+    for s in ("gevent", "gevent-api", "gevent-legal", "cluster", "cluster-direct"):
+        sl = _slope(rows, s, ns)
+        if s in servers and sl is not None and fs is not None:
+            print(f"| server CPU µs / spectator / event: {s} | **{sl:.1f}** | {fs:.1f} | {sl / fs:.2f}× | ≤ 30 µs |")
+    big = sorted({r.n for r in rows} - set(ns))
+    for b in big:
+        fb = _cell(rows, "floor", b)
+        for s in ("cluster", "cluster-direct", "gevent"):
+            c = _cell(rows, s, b)
+            if c is not None and fb is not None:
+                print(
+                    f"| {b} spectators, p50 / p99 ms: {s} | {c[0]:.1f} / {c[1]:.1f} | {fb[0]:.1f} / {fb[1]:.1f} "
+                    f"| {c[0] / fb[0]:.2f}× / **{c[1] / fb[1]:.2f}×** | cluster p99 ≤ 2× |"
+                )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="N = 100 only")
-    ap.add_argument("--ns", default="100,500,1000", help="spectator counts, comma-separated")
-    ap.add_argument("--servers", default="gevent,threading,floor", help="which servers, comma-separated")
+    ap.add_argument("--ns", default="100,1000", help="spectator counts, comma-separated")
+    ap.add_argument("--servers", default="gevent,gevent-api,gevent-legal,floor,cluster,cluster-direct", help="which servers")
+    ap.add_argument("--big", type=int, default=5000, help="one more N for --big-servers only (0: none)")
+    ap.add_argument("--big-servers", default="gevent,floor,cluster,cluster-direct", help="servers also measured at --big")
+    ap.add_argument("--workers", type=int, default=2, help="spectator processes of the cluster")
     ap.add_argument("--posts", type=int, default=40, help="measured POSTs per server and N (after 3 warm-up POSTs)")
     ap.add_argument("--rounds", type=int, default=1, help="repeat everything; tables show medians (server order rotates)")
     ap.add_argument("--baseline", type=int, default=200, help="POSTs with no spectator, per server")
@@ -776,6 +914,9 @@ def main() -> None:
 
     ns = [100] if args.quick else sorted(int(x) for x in args.ns.split(","))
     servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    big_servers = {s.strip() for s in args.big_servers.split(",") if s.strip()}
+    if args.quick:
+        args.big = 0
     unknown = set(servers) - set(LABELS)
     if unknown:
         ap.error(f"unknown servers {sorted(unknown)}: choose from {sorted(LABELS)}")
@@ -802,7 +943,8 @@ def main() -> None:
             if args.rounds > 1:
                 print(f"round {k + 1}", flush=True)
             for name in servers[k % len(servers) :] + servers[: k % len(servers)]:
-                baseline, got = run_server(name, ns, args.posts, clients, tmp, args)
+                big = [args.big] if args.big and name in big_servers and args.big not in ns else []
+                baseline, got = run_server(name, ns + big, args.posts, clients, tmp, args)
                 baselines.append(baseline)
                 rows += got
     finally:
@@ -814,7 +956,8 @@ def main() -> None:
                 p.kill()
         shutil.rmtree(tmp, ignore_errors=True)
     print_table(rows, baselines, ns, servers, args.rounds)
-    print(f"\n(total {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\n(total {time.perf_counter() - t0:.0f} s, load {load})")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from flask_socketio import SocketIO
 
 from . import competition_api
 from .devices import DeviceRegistry
+from .fanout import LocalManager, PreEncodedPacket, QueueManager
 from .live import Live
 from .service import MatchService, now_ms
 from .store import Store
@@ -71,10 +72,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
-        message_queue=app.config["MESSAGE_QUEUE"],
+        client_manager=client_manager(app.config["MESSAGE_QUEUE"], app.config["ASYNC_MODE"]),
         cors_allowed_origins=app.config.get("CORS_ORIGINS", []),
         ping_interval=app.config["PING_INTERVAL"],
         ping_timeout=app.config["PING_TIMEOUT"],
+        serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )
     devices = DeviceRegistry()  # the officials' consoles connected now (API.md "Match day")
     app.extensions["qalisball_devices"] = devices
@@ -121,6 +123,24 @@ def _check_admin_token(token: str) -> None:
         )
     if not token.isascii() or not token.isprintable() or token != token.strip():
         raise ConfigError("QALISBALL_ADMIN_TOKEN must be printable ASCII without spaces around it")
+
+
+def client_manager(message_queue: str | None, async_mode: str) -> LocalManager | QueueManager:
+    """python-socketio's client manager: Redis between processes when ``message_queue`` is set (docs/deploy.md);
+    under gevent, broadcasts bypass the per-socket queues (fastws.py)."""
+    manager: LocalManager | QueueManager
+    if message_queue:
+        if not str(message_queue).startswith(("redis://", "rediss://", "unix://")):
+            raise SystemExit("QALISBALL_MESSAGE_QUEUE must be a redis:// URL")
+        manager = QueueManager(message_queue)
+    else:
+        manager = LocalManager()
+    if async_mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
+        from . import fastws
+
+        fastws.install()
+        manager.fast = True
+    return manager
 
 
 def _instance_admin_token(instance: Path) -> str:

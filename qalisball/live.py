@@ -9,6 +9,8 @@ Each client's outgoing queue is bounded (D52): before a broadcast, a client of t
 ``MAX_QUEUED`` packets still waiting (it does not read, or reads too slowly) is disconnected, and its
 connection shut so that the kernel frees its buffers at once. It reconnects and ``join`` answers it
 with a fresh ``state``: a screen that fell behind jumps to the present instead of replaying the past.
+
+What a broadcast sends, to whom and how it is encoded once for everyone is in ``fanout.py``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,13 @@ from typing import Any
 from flask import request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
+from . import fanout
 from .devices import DeviceRegistry, clean_device, clean_queued
-from .service import MatchService, NotFound
+from .service import Match, MatchService, NotFound
+
+# How long a state answered to a join may be reused (its clock fields are consistent with its
+# `server_time_ms`, so screens still show the right time; only `time_up` may lag by this much).
+FRESH_MS = 1000
 
 MAX_QUEUED = 64  # packets waiting for one client (an event is two: ``event`` and ``state``)
 
@@ -32,6 +39,10 @@ class Live:
         self.svc = svc
         self.devices = devices if devices is not None else DeviceRegistry()
         self.dropped = 0  # clients disconnected for falling behind (for tests and benchmarks)
+        self.fanout = fanout.Fanout()
+        # The public state answered to joins, kept up to FRESH_MS: a crowd joining at once (a reconnect
+        # after a network drop) costs one `legal_calls` and one JSON encoding, not one per spectator.
+        self._joined: dict[str, tuple[int, int, fanout.Encoded]] = {}
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
         socketio.on_event("status", self.on_status)
@@ -62,12 +73,41 @@ class Live:
             assert isinstance(data, dict)
             device, queued = clean_device(data.get("device")), clean_queued(data.get("queued"))
             self.devices.join(sid, m.id, role, device, self.svc.clock(), queued)
-        join_room(m.id)
-        emit("state", self.svc.state(m))
+        self.enter(m, data if isinstance(data, dict) else {})
+
+    def enter(self, m: Match, data: dict[str, Any]) -> None:
+        """Put the client in its audience's room and answer the current state (``legal`` for officials only).
+
+        ``token``: a match official's token puts the client with the officials (the state's ``legal``);
+        ``updates``: one ``update`` message per change instead of ``event`` + ``state`` (fanout.py).
+        """
+        token = data.get("token")
+        official = isinstance(token, str) and m.role_of(token) is not None
+        updates = data.get("updates") is True or data.get("updates") == 1
+        # One audience per client: a client that joins again in another form leaves the other rooms.
+        for o in (False, True):
+            for u in (False, True):
+                if (o, u) != (official, updates):
+                    leave_room(fanout.room(m.id, official=o, updates=u))
+        join_room(fanout.room(m.id, official=official, updates=updates))
+        emit("state", self.svc.state(m) if official else self.public_state(m))
+
+    def public_state(self, m: Match) -> fanout.Encoded:
+        """The spectators' state of ``m`` now, encoded (reused for FRESH_MS while the seq is the same)."""
+        now = self.svc.clock()
+        cached = self._joined.get(m.id)
+        if cached is not None and cached[0] == m.seq and 0 <= now - cached[1] < FRESH_MS:
+            return cached[2]
+        state = fanout.public_view(self.svc.state(m))
+        encoded = fanout.Encoded(fanout.dumps(state), "public_state", m.id, int(state["seq"]))
+        self._joined[m.id] = (int(state["seq"]), now, encoded)
+        return encoded
 
     def on_leave(self, data: Any) -> None:
         if isinstance(data, dict) and data.get("match"):
-            leave_room(str(data["match"]))
+            for o in (False, True):
+                for u in (False, True):
+                    leave_room(fanout.room(str(data["match"]), official=o, updates=u))
             self.devices.leave(request.sid)  # type: ignore[attr-defined]
 
     def on_status(self, data: Any) -> None:
@@ -100,14 +140,23 @@ class Live:
         The consoles that joined with that role are told and forgotten (``revoke_role``); the room is
         told too, for a console that joined before its token was known to the registry.
         """
-        self.revoke_role(match_id, role)
-        self.socketio.emit("token_revoked", {"role": role}, to=match_id)
+        told = self.devices.forget_role(match_id, role)
+        for sid in told:
+            self.socketio.emit("token_revoked", {"role": role}, to=sid)
+        for updates in (False, True):
+            room = fanout.room(match_id, official=True, updates=updates)
+            self.socketio.emit("token_revoked", {"role": role}, to=room, skip_sid=told or None)
 
     def broadcast(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
-        """After a committed event: the log entry, then the new state, to everyone in the room."""
-        self.drop_laggards(match_id)
-        self.socketio.emit("event", entry, to=match_id)
-        self.socketio.emit("state", state, to=match_id)
+        """After a committed event, to every audience of the match (fanout.py): each message encoded once.
+
+        Clients that fell behind are dropped first (D52): they rejoin to a fresh state.
+        """
+        for o in (False, True):
+            for u in (False, True):
+                self.drop_laggards(fanout.room(match_id, official=o, updates=u))
+        for name, payload, to, everywhere in self.fanout.messages(match_id, entry, state):
+            self.socketio.emit(name, payload, to=to, ignore_queue=not everywhere)
 
     def drop_laggards(self, room: str) -> int:
         """Disconnect the clients of ``room`` (on this server) whose outgoing queue is over ``MAX_QUEUED``."""

@@ -159,6 +159,10 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "实时连接有上限：心跳超时、发送队列、每地址连接数",
         "Live connections bounded: ping timeouts, send queues, per-address cap",
     ),
+    # Live updates (issue 15): not rules, but decisions all the same.
+    "D90": ("观众的实时状态不含 legal，只有裁判员获得", "Spectators' live states carry no `legal`; officials get it"),
+    "D91": ("选择 updates 的客户端每次变化只收一条消息", "One `update` message per change for clients that opt in"),
+    "D92": ("集群：只有一个进程写入，观众进程只转发", "A cluster: one process writes, spectator processes only relay"),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),

@@ -2,7 +2,9 @@
 
 A client emits ``join`` with ``{"match": id}`` and receives ``state`` at once; after every accepted event
 everyone in that match's room receives ``event`` (the log entry) and then ``state``. Spectators need no
-token and nothing they send changes a match.
+token and nothing they send changes a match. Their state has no ``legal`` (D90): officials, who join with
+their token, get it. Clients that opt in get one ``update`` per change, a patch of the state (D91,
+docs/api-extras.md "One message per change"): tests/test_live_updates.py.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ def _received(sio: SocketIOTestClient) -> list[tuple[str, Any]]:
     return [(m["name"], m["args"][0] if m["args"] else None) for m in sio.get_received()]
 
 
+def public(state: dict[str, Any]) -> dict[str, Any]:
+    """The state as spectators get it over the socket: ``GET /api/matches/<id>`` without ``legal`` (D90)."""
+    assert "legal" in state
+    return {k: v for k, v in state.items() if k != "legal"}
+
+
 def _joined(app: Flask, match_id: str) -> SocketIOTestClient:
     sio = socketio.test_client(app)
     assert sio.is_connected()
@@ -34,7 +42,7 @@ def test_join_answers_state_at_once(app: Flask, match: MatchDriver) -> None:
     sio = _joined(app, match.id)
     got = _received(sio)
     assert [name for name, _ in got] == ["state"]
-    assert got[0][1] == match.state()
+    assert got[0][1] == public(match.state())
     assert got[0][1]["seq"] == 2 and got[0][1]["restart"]["type"] == "kickoff"
 
 
@@ -54,7 +62,7 @@ def test_event_then_state_to_everyone_in_the_room(app: Flask, match: MatchDriver
         got = _received(sio)
         assert [name for name, _ in got] == ["event", "state"], got
         assert got[0][1] == entry
-        assert got[1][1] == answer["state"] == match.state()
+        assert got[1][1] == public(answer["state"]) == public(match.state())
 
 
 def test_every_accepted_event_is_broadcast_in_order(app: Flask, match: MatchDriver) -> None:

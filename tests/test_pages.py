@@ -371,14 +371,14 @@ def test_later_decisions_are_read_from_docs_decisions_md(tmp_path: Path) -> None
     doc = tmp_path / "decisions.md"
     doc.write_text(
         "# Decisions\n\n| id | decision | why |\n| --- | --- | --- |\n"
-        "| **D90** | A foul by the restarting team gives the restart away. More text. | because |\n"
-        "- **D91** Abandon keeps the score; more.\n## D92 — Voids are final\n| **D1** | already known | |\n"
+        "| **D990** | A foul by the restarting team gives the restart away. More text. | because |\n"
+        "- **D991** Abandon keeps the score; more.\n## D992 — Voids are final\n| **D1** | already known | |\n"
     )
     later = rulebook._later_decisions(doc)
     assert later == {
-        "D90": ("A foul by the restarting team gives the restart away",) * 2,
-        "D91": ("Abandon keeps the score",) * 2,
-        "D92": ("Voids are final",) * 2,
+        "D990": ("A foul by the restarting team gives the restart away",) * 2,
+        "D991": ("Abandon keeps the score",) * 2,
+        "D992": ("Voids are final",) * 2,
     }
 
 

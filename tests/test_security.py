@@ -568,7 +568,7 @@ def test_D47_the_organiser_issues_a_new_token_for_a_role_over_the_api(app: Flask
     _refused(app, match.client.post(f"/api/matches/{match.id}/tokens/captain", headers=auth(ADMIN)), 404, "not_found")
     assert _stored(app) == before
     console = socketio.test_client(app)
-    console.emit("join", {"match": match.id})
+    console.emit("join", {"match": match.id, "token": match.tokens["scorer"], "device": "scorer's tablet"})
     console.get_received()
     r = match.client.post(url, headers=auth(ADMIN))
     assert r.status_code == 200 and sorted(r.get_json()) == ["token"]

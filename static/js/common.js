@@ -246,25 +246,41 @@
 
   /* ---- live connection ------------------------------------------------------------------ */
   /* Calls handlers.state(state), handlers.event(entry), handlers.status(connected); an official's
-     console adds handlers.join() (what its join carries: token, device label, queue size) and
-     handlers.revoked(role) (its token no longer works: API.md "Match day", Devices). */
+   * console adds handlers.join() (what its join carries besides: device label, queue size) and
+   * handlers.revoked(role) (its token no longer works: API.md "Match day", Devices).
+   * Joins with `updates`: one `update` message per change, the entry and the whole state or a patch of
+   * the one before (docs/api-extras.md "One message per change"); a page with an official's token joins
+   * with it (the state then carries `legal`) and says so in the connection's URL, which a cluster's proxy
+   * uses to send officials to the writer process (docs/deploy.md). */
   Q.connect = function (matchId, handlers) {
     if (typeof io !== "function") return null;
-    var socket = io({ reconnectionDelayMax: 4000 });
+    var token = Q.data && Q.data.token;
+    var socket = io(token ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
+    var last = null; // the last whole state received, kept apart from what the page may change
     function join() {
       var extra = handlers.join ? handlers.join() : {};
-      var data = { match: matchId };
+      var data = { match: matchId, updates: true };
+      if (token) data.token = token;
       Object.keys(extra || {}).forEach(function (k) { data[k] = extra[k]; });
       socket.emit("join", data);
     }
-    socket.on("connect", function () { join(); if (handlers.status) handlers.status(true); });
-    socket.on("disconnect", function () { if (handlers.status) handlers.status(false); });
-    socket.on("state", function (s) {
+    function gotState(s) {
+      last = Q.clone(s);
       Q.sample(s.server_time_ms);
       Q.setRoster(s);
       if (handlers.state) handlers.state(s);
-    });
+    }
+    socket.on("connect", function () { join(); if (handlers.status) handlers.status(true); });
+    socket.on("disconnect", function () { if (handlers.status) handlers.status(false); });
+    socket.on("state", gotState);
     socket.on("event", function (e) { if (handlers.event) handlers.event(e); });
+    socket.on("update", function (u) {
+      if (last && u.seq <= last.seq) return; // already shown (a join's answer can overtake it)
+      var s = u.state || (last && last.seq === u.base ? Q.patched(last, u.patch) : null);
+      if (u.event && handlers.event) handlers.event(u.event);
+      if (s) gotState(s);
+      else if (!last || u.seq > last.seq) join(); // a change was missed: joining again answers the whole state
+    });
     socket.on("token_revoked", function (d) { if (handlers.revoked) handlers.revoked(d && d.role); });
     socket.on("error", function (d) {
       if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
@@ -273,6 +289,21 @@
     Q.socket = socket;
     Q.rejoin = join;
     return socket;
+  };
+  Q.clone = function (x) {
+    return typeof structuredClone === "function" ? structuredClone(x) : JSON.parse(JSON.stringify(x));
+  };
+  /* The state `base` with `patch` ([[path, value], ...]: each value replaces what is at its path), as a new object. */
+  Q.patched = function (base, patch) {
+    var s = Q.clone(base);
+    for (var i = 0; i < patch.length; i++) {
+      var path = patch[i][0], value = patch[i][1];
+      if (!path.length) { s = value; continue; }
+      var node = s;
+      for (var k = 0; k < path.length - 1; k++) node = node[path[k]];
+      node[path[path.length - 1]] = value;
+    }
+    return s;
   };
   /* Accept a state only if it is not older than the one shown. */
   Q.newer = function (cur, s) {

@@ -1,0 +1,233 @@
+"""What one committed event sends over Socket.IO, encoded once for everyone (issue 15, bench/README.md).
+
+Four audiences per match, each a Socket.IO room (``room``):
+
+- spectators as API.md describes them (``join`` with ``{"match": id}``): ``event`` then ``state``;
+- spectators that opt in (``"updates": true``): one ``update`` message, usually a small patch of the
+  previous state (docs/api-extras.md "One message per change");
+- officials (``join`` with their match token) in either form, with the state's ``legal``, which
+  spectators do not get (~6 KB of a ~7.5 KB state: only the consoles grey calls with it).
+
+Every message's JSON is made once per change (``Encoded``), and the Socket.IO packet around it by
+string concatenation (``PreEncodedPacket``), so nothing is encoded per socket; across processes the
+same ``Encoded`` objects travel through Redis (Flask-SocketIO's ``message_queue``) as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import socketio as python_socketio
+from socketio import packet as sio_packet
+
+# A patch is sent instead of the whole state when it is at most this share of the state's size.
+PATCH_AT_MOST = 0.5
+
+Patch = list[list[Any]]  # [[path (list of keys), new value], ...]
+
+
+def room(match_id: str, *, official: bool = False, updates: bool = False) -> str:
+    """The Socket.IO room of one audience of a match (the bare id is API.md's spectators)."""
+    return match_id + ("/officials" if official else "") + ("/updates" if updates else "")
+
+
+def dumps(data: Any) -> str:
+    """JSON as python-socketio writes it (compact), UTF-8 left as is (fewer bytes for Chinese names)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def public_view(state: dict[str, Any]) -> dict[str, Any]:
+    """The state as spectators get it: without ``legal`` (only officials' consoles use it)."""
+    return {k: v for k, v in state.items() if k != "legal"}
+
+
+class Encoded:
+    """A Socket.IO message's argument, already JSON: emitted as ``socketio.emit(name, Encoded(...))``.
+
+    ``kind``/``match_id``/``seq`` let a spectator process (qalisball/follower.py) keep the latest public
+    state it has relayed, to answer ``join`` without asking the writer. Picklable (Redis carries it).
+    """
+
+    __slots__ = ("text", "kind", "match_id", "seq")
+
+    def __init__(self, text: str, kind: str = "", match_id: str = "", seq: int = 0) -> None:
+        self.text, self.kind, self.match_id, self.seq = text, kind, match_id, seq
+
+    def __getstate__(self) -> tuple[str, str, str, int]:
+        return (self.text, self.kind, self.match_id, self.seq)
+
+    def __setstate__(self, st: tuple[str, str, str, int]) -> None:
+        self.text, self.kind, self.match_id, self.seq = st
+
+    def __repr__(self) -> str:
+        return f"Encoded({self.kind or 'message'} {self.match_id}#{self.seq}, {len(self.text)} chars)"
+
+
+class PreEncodedPacket(sio_packet.Packet):
+    """python-socketio's packet class (``SocketIO(serializer=…)``) that writes an ``Encoded`` argument as is.
+
+    python-socketio already encodes a room's packet once; this takes the JSON out of it as well
+    (and out of every process behind the message queue). Other packets encode as usual.
+    """
+
+    def encode(self) -> Any:
+        data = self.data
+        if (
+            self.packet_type == sio_packet.EVENT
+            and self.id is None
+            and isinstance(data, list)
+            and len(data) == 2
+            and isinstance(data[1], Encoded)
+        ):
+            ns = "" if self.namespace in (None, "/") else self.namespace + ","
+            return "2" + ns + "[" + json.dumps(data[0]) + "," + data[1].text + "]"
+        return super().encode()
+
+
+class QueueJSON:
+    """The JSON of the messages between processes (python-socketio's Redis manager): ``Encoded`` travels as is."""
+
+    @staticmethod
+    def dumps(data: Any) -> str:
+        return json.dumps(data, default=_encoded_to_json, separators=(",", ":"), ensure_ascii=False)
+
+    @staticmethod
+    def loads(text: str | bytes) -> Any:
+        return json.loads(text, object_hook=_encoded_from_json)
+
+
+def _encoded_to_json(o: Any) -> Any:
+    if isinstance(o, Encoded):
+        return {"__qalisball_encoded__": [o.text, o.kind, o.match_id, o.seq]}
+    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
+
+
+def _encoded_from_json(d: dict[str, Any]) -> Any:
+    if len(d) == 1 and "__qalisball_encoded__" in d:
+        return Encoded(*d["__qalisball_encoded__"])
+    return d
+
+
+CHANNEL = "flask-socketio"  # Flask-SocketIO's default channel name
+
+
+def _fast(manager: Any, event: str, data: Any, namespace: str | None, room: Any, skip_sid: Any, callback: Any) -> bool:
+    """Send an ``Encoded`` room message with fastws (gevent) when the manager may; False: the usual way."""
+    if not manager.fast or not isinstance(data, Encoded) or not isinstance(room, str) or callback or skip_sid:
+        return False
+    from . import fastws
+
+    namespace = namespace or "/"
+    if namespace in manager.rooms:
+        fastws.fan_out(manager, event, data, namespace, room)
+    return True
+
+
+class LocalManager(python_socketio.Manager):  # type: ignore[misc]
+    """python-socketio's manager for one process; under gevent, ``Encoded`` room messages go by fastws."""
+
+    fast = False  # set by the app factory once fastws is installed (gevent)
+
+    def emit(self, event: str, data: Any, namespace: str, room: Any = None, skip_sid: Any = None, callback: Any = None,
+             to: Any = None, **kwargs: Any) -> Any:  # fmt: skip
+        if _fast(self, event, data, namespace, to or room, skip_sid, callback):
+            return None
+        return super().emit(event, data, namespace, room=room, skip_sid=skip_sid, callback=callback, to=to, **kwargs)
+
+
+class QueueManager(python_socketio.RedisManager):  # type: ignore[misc]
+    """Flask-SocketIO's ``message_queue`` on Redis, carrying ``Encoded`` messages (several processes, D92)."""
+
+    fast = False
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        super().__init__(url, channel=CHANNEL, json=QueueJSON, **kwargs)
+
+    def set_server(self, server: Any) -> None:
+        super().set_server(server)
+        self.json = QueueJSON  # python-socketio puts its packets' JSON module here: keep ours
+
+    def _handle_emit(self, message: dict[str, Any]) -> None:
+        """A message from any process (this one included) to this process's clients."""
+        data = message.get("data")
+        if isinstance(data, list) and len(data) == 1:
+            cb = message.get("callback")
+            if _fast(self, message["event"], data[0], message.get("namespace"), message.get("room"), message.get("skip_sid"), cb):
+                return
+        super()._handle_emit(message)
+
+
+def diff(old: Any, new: Any, path: tuple[Any, ...] = ()) -> Iterator[list[Any]]:
+    """[path, value] for every value of ``new`` that differs from ``old``.
+
+    Goes into objects that have the same keys in both; anything else (a list, a value, an object that
+    gained or lost keys) is replaced whole at its path, so applying a patch never deletes a key.
+    """
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        for k, v in new.items():
+            if old[k] != v or type(old[k]) is not type(v):  # 1 == True in Python, not in JSON
+                yield from diff(old[k], v, (*path, k))
+    elif old != new or type(old) is not type(new):
+        yield [list(path), new]
+
+
+def apply_patch(state: dict[str, Any], patch: Patch) -> dict[str, Any]:
+    """``state`` with ``patch`` applied (a new object; ``state`` is not changed). Clients do the same in JS."""
+    out: dict[str, Any] = json.loads(json.dumps(state))
+    for path, value in patch:
+        if not path:
+            return dict(value)
+        node = out
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return out
+
+
+class Fanout:
+    """Makes the messages of one change; remembers the last public state of each match for patches."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, dict[str, Any]] = {}
+
+    def forget(self, match_id: str) -> None:
+        self._last.pop(match_id, None)
+
+    def messages(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> list[tuple[str, Encoded, str, bool]]:
+        """(event name, argument, room, to every process) to emit, in order, for the committed ``entry`` and its ``state``.
+
+        Officials' messages stay in the writer's process (the last element is False): in a cluster the
+        consoles are connected to it (docs/deploy.md), so the ~7 KB states with ``legal`` need not cross Redis.
+        """
+        seq = int(state["seq"])
+        public = public_view(state)
+        entry_text = dumps(entry)
+        public_text = dumps(public)
+        full_text = dumps(state)
+        update_text = '{"seq":' + str(seq) + ',"event":' + entry_text
+        prev = self._last.get(match_id)
+        self._last[match_id] = public
+        patch_text = None
+        if prev is not None and prev.get("seq") == seq - 1:
+            patch_text = dumps(list(diff(prev, public)))
+            if len(patch_text) > PATCH_AT_MOST * len(public_text):
+                patch_text = None
+        if patch_text:
+            public_update = update_text + ',"base":' + str(seq - 1) + ',"patch":' + patch_text + "}"
+        else:
+            public_update = update_text + ',"state":' + public_text + "}"
+        official_update = update_text + ',"state":' + full_text + "}"
+        event = Encoded(entry_text, "event", match_id, seq)
+        return [
+            # API.md's spectators: the entry, then the state (without `legal`).
+            ("event", event, room(match_id), True),
+            ("state", Encoded(public_text, "public_state", match_id, seq), room(match_id), True),
+            # Spectators that take one message per change.
+            ("update", Encoded(public_update, "public_update", match_id, seq), room(match_id, updates=True), True),
+            # Officials: the whole state, `legal` included (a handful of consoles: no patches).
+            ("event", event, room(match_id, official=True), False),
+            ("state", Encoded(full_text, "state", match_id, seq), room(match_id, official=True), False),
+            ("update", Encoded(official_update, "update", match_id, seq), room(match_id, official=True, updates=True), False),
+        ]

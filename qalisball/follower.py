@@ -1,0 +1,150 @@
+"""A spectator process of a cluster (docs/deploy.md "Several processes, several machines"; D92).
+
+Socket.IO only, and no match in memory: it never applies an event, so no two processes can disagree
+about a match. It relays the writer's broadcasts, which reach it through Redis (Flask-SocketIO's
+``message_queue``) already encoded (fanout.py), and answers a ``join`` with the latest public state it
+relayed — or, when it has none from the last ``FRESH_S``, the writer's own (``GET /api/matches/<id>``
+over HTTP; one request per match and second at most, however many spectators join at once).
+
+Officials' consoles are not served here: the proxy sends their connections (``?official=1``) to the
+writer, which checks their token. A join with a token here is answered as a spectator's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from flask import Flask, jsonify, request
+from flask_socketio import SocketIO, emit, join_room, leave_room
+
+from . import fanout
+from .fanout import Encoded, PreEncodedPacket
+
+FRESH_S = 1.0  # a relayed state older than this is refreshed from the writer before a join is answered
+
+
+class FollowingRedisManager(fanout.QueueManager):
+    """The Redis manager of a spectator process: also hands every relayed public state to ``on_state``."""
+
+    def __init__(self, url: str, on_state: Any, **kwargs: Any) -> None:
+        super().__init__(url, **kwargs)
+        self.on_state = on_state
+
+    def _handle_emit(self, message: dict[str, Any]) -> None:
+        data = message.get("data")
+        if isinstance(data, list) and len(data) == 1 and isinstance(data[0], Encoded) and data[0].kind == "public_state":
+            self.on_state(data[0])  # before relaying it: a join answered from now on is at least this new
+        super()._handle_emit(message)
+
+
+class Follower:
+    """Answers joins in a spectator process from the relayed states, or the writer's."""
+
+    def __init__(self, socketio: SocketIO, writer_url: str) -> None:
+        self.socketio = socketio
+        self.writer_url = writer_url.rstrip("/")
+        self.states: dict[str, tuple[Encoded, float]] = {}  # match -> (latest public state, monotonic time)
+        self._locks: dict[str, threading.Lock] = {}
+        self.clients = 0
+        socketio.on_event("connect", self.on_connect)
+        socketio.on_event("disconnect", self.on_disconnect)
+        socketio.on_event("join", self.on_join)
+        socketio.on_event("leave", self.on_leave)
+
+    def on_connect(self, auth: Any = None) -> None:
+        self.clients += 1
+
+    def on_disconnect(self, reason: Any = None) -> None:
+        self.clients -= 1
+
+    def relayed(self, state: Encoded) -> None:
+        """A public state from the writer, on its way to this process's spectators."""
+        held = self.states.get(state.match_id)
+        if held is None or state.seq >= held[0].seq:
+            self.states[state.match_id] = (state, time.monotonic())
+
+    def current(self, match_id: str) -> Encoded | None:
+        """The latest public state of the match (refreshed from the writer when stale); None: no such match."""
+        held = self.states.get(match_id)
+        if held is not None and time.monotonic() - held[1] < FRESH_S:
+            return held[0]
+        with self._locks.setdefault(match_id, threading.Lock()):  # one request for a crowd joining at once
+            held = self.states.get(match_id)
+            if held is not None and time.monotonic() - held[1] < FRESH_S:
+                return held[0]
+            fetched = self._fetch(match_id)
+            if fetched is None:
+                return held[0] if held is not None else None
+            self.relayed(fetched)
+            if self.states[match_id][0] is fetched:
+                return fetched
+            return self.states[match_id][0]  # a newer one arrived from Redis while we asked
+
+    def _fetch(self, match_id: str) -> Encoded | None:
+        url = f"{self.writer_url}/api/matches/{urllib.parse.quote(match_id, safe='')}"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                state = fanout.public_view(json.loads(r.read()))
+        except (urllib.error.URLError, OSError, ValueError):
+            return None  # 404 (no such match) or the writer unreachable: keep what we have, if anything
+        return Encoded(fanout.dumps(state), "public_state", match_id, int(state["seq"]))
+
+    def on_join(self, data: Any) -> None:
+        match_id = data.get("match") if isinstance(data, dict) else None
+        state = self.current(match_id) if isinstance(match_id, str) and 0 < len(match_id) <= 64 else None
+        if state is None:
+            emit("error", {"error": "not_found", "message": f"no match {match_id}"})
+            return
+        updates = data.get("updates") is True or data.get("updates") == 1
+        # No yield between choosing the state and entering the room: every later change reaches this client.
+        leave_room(fanout.room(match_id, updates=not updates))
+        join_room(fanout.room(match_id, updates=updates))
+        # To this client only, and not through Redis (every other process would look for it in vain).
+        self.socketio.server.emit("state", state, to=request.sid, ignore_queue=True)
+
+    def on_leave(self, data: Any) -> None:
+        if isinstance(data, dict) and isinstance(data.get("match"), str):
+            for updates in (False, True):
+                leave_room(fanout.room(data["match"], updates=updates))
+
+
+def create_follower_app() -> Flask:
+    """The Flask app of a spectator process (app.py with ``QALISBALL_ROLE=spectators``)."""
+    from .factory import socketio
+
+    url = os.environ.get("QALISBALL_MESSAGE_QUEUE")
+    writer = os.environ.get("QALISBALL_WRITER_URL")
+    if not url or not writer:
+        raise SystemExit("a spectator process needs QALISBALL_MESSAGE_QUEUE (redis://…) and QALISBALL_WRITER_URL")
+    app = Flask(__name__)
+    holder: dict[str, Follower] = {}
+    mode = os.environ.get("QALISBALL_ASYNC_MODE", "gevent")
+    manager = FollowingRedisManager(url, on_state=lambda s: holder["f"].relayed(s) if "f" in holder else None)
+    if mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
+        from . import fastws
+
+        fastws.install()
+        manager.fast = True
+    socketio.init_app(
+        app,
+        async_mode=mode,
+        client_manager=manager,
+        serializer=PreEncodedPacket,
+        cors_allowed_origins=[],
+    )
+    follower = holder["f"] = Follower(socketio, writer)
+    app.extensions["qalisball_follower"] = follower
+
+    @app.get("/healthz")
+    def healthz() -> Any:
+        """For the proxy's health checks (and the cluster test): this process and its clients."""
+        return jsonify({"role": "spectators", "pid": os.getpid(), "clients": follower.clients, "matches": len(follower.states)})
+
+    return app

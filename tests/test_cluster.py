@@ -1,0 +1,354 @@
+"""The cluster (D92, docs/deploy.md): one writer, two spectator processes, Redis and HAProxy, as
+``make run-cluster`` starts them (``python -m qalisball.cluster``).
+
+Spectators connect through the proxy and end up on both spectator processes; every one gets every
+``state``, in order (API.md's ``event`` + ``state``, or one ``update`` per change). Then one spectator
+process is killed (SIGKILL) while the referee goes on: no acknowledged event is lost, and the clients it
+served reconnect through the proxy and get a fresh state. No timing is asserted: waits only have
+generous deadlines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import socketio
+
+from qalisball.demo import demo_request
+from qalisball.fanout import apply_patch
+
+pytestmark = pytest.mark.cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN = "cluster-test-organiser-token-0123456789"
+
+
+def _free_block(size: int) -> int:
+    """A port P such that P … P+size-1 are all free now."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = int(s.getsockname()[1])
+        if base + size > 65000:
+            continue
+        try:
+            for p in range(base, base + size):
+                with socket.socket() as t:
+                    t.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+    raise RuntimeError("no free block of ports")
+
+
+def _wait(what: str, ok: Callable[[], Any], timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = ok()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.1)
+
+
+class Cluster:
+    def __init__(self, tmp: Path) -> None:
+        for binary in ("redis-server", "haproxy"):
+            if shutil.which(binary) is None and not os.path.exists(f"/usr/sbin/{binary}"):
+                if os.environ.get("CI"):
+                    pytest.fail(f"{binary} is missing: scripts/ensure-system-deps.sh installs it")
+                pytest.skip(f"{binary} is not installed (make system-deps)")
+        self.port = _free_block(4)
+        self.redis_port = _free_block(1)
+        self.dir = tmp / "cluster"
+        env = {
+            **os.environ,
+            "PORT": str(self.port),
+            "HOST": "127.0.0.1",
+            "QALISBALL_WORKERS": "2",
+            "QALISBALL_MESSAGE_QUEUE": f"redis://127.0.0.1:{self.redis_port}/0",
+            "QALISBALL_DB": str(tmp / "cluster.db"),
+            "QALISBALL_CLUSTER_DIR": str(self.dir),
+            "QALISBALL_ADMIN_TOKEN": ADMIN,
+        }
+        self.log = open(tmp / "cluster.log", "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "qalisball.cluster"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+        self.base = f"http://127.0.0.1:{self.port}"
+        _wait("the cluster to start", lambda: self.proc.poll() is not None or (self.dir / "cluster.json").exists(), 120)
+        assert self.proc.poll() is None, (tmp / "cluster.log").read_text()[-3000:]
+
+    def status(self) -> dict[str, Any]:
+        return dict(json.loads((self.dir / "cluster.json").read_text()))
+
+    def spectator_processes(self) -> list[dict[str, Any]]:
+        return [p for p in self.status()["processes"] if p["name"].startswith("spectators")]
+
+    def clients_of(self, port: int) -> int:
+        return int(requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()["clients"])
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.log.close()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    c = Cluster(tmp_path)
+    try:
+        yield c
+    finally:
+        c.stop()
+    assert not any(Path("/proc", str(p["pid"])).exists() for p in c.status()["processes"] if p["pid"]), "children left running"
+
+
+class Spectator:
+    """A python-socketio client through the proxy; joins again on every (re)connection, as the pages do."""
+
+    def __init__(self, base: str, match_id: str, updates: bool, transports: list[str]) -> None:
+        self.match_id, self.updates = match_id, updates
+        self.states: list[dict[str, Any]] = []  # every whole state, in the order received or rebuilt
+        self.connects = 0
+        self.gaps = 0
+        self.lock = threading.Lock()
+        self.sio = socketio.Client(reconnection_delay=0.2, reconnection_delay_max=1)
+        self.sio.on("connect", self._connected)
+        self.sio.on("state", self._state)
+        self.sio.on("update", self._update)
+        self.sio.connect(base, transports=transports, wait_timeout=30)
+
+    def _connected(self) -> None:
+        self.connects += 1
+        self.sio.emit("join", {"match": self.match_id, "updates": self.updates})
+
+    def _state(self, s: dict[str, Any]) -> None:
+        with self.lock:
+            self.states.append(s)
+
+    def _update(self, u: dict[str, Any]) -> None:
+        with self.lock:
+            last = self.states[-1] if self.states else None
+            if "state" in u:
+                self.states.append(u["state"])
+            elif last is not None and last["seq"] == u["base"]:
+                self.states.append(apply_patch(last, u["patch"]))
+            else:
+                self.gaps += 1  # as the pages do: join again for the whole state
+                self.sio.emit("join", {"match": self.match_id, "updates": True})
+
+    @property
+    def seq(self) -> int:
+        return self.states[-1]["seq"] if self.states else -1
+
+    def close(self) -> None:
+        self.sio.disconnect()
+
+
+def _events() -> Iterator[dict[str, Any]]:
+    yield {"type": "coin_toss", "kickoff": "home", "home_end": "x0"}
+    yield {"type": "period_start"}
+    team, other = "home", "away"
+    while True:
+        yield {"type": "restart_taken", "team": team, "player": 1}
+        yield {"type": "goal", "team": team, "player": 1}
+        team, other = other, team
+
+
+def test_D92_spectators_on_both_processes_get_every_state_and_survive_a_killed_process(cluster: Cluster) -> None:
+    r = requests.post(
+        f"{cluster.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10
+    )
+    assert r.status_code == 201, r.text
+    match_id, token = r.json()["id"], r.json()["tokens"]["referee"]
+    forms = [(False, ["websocket"]), (True, ["websocket"]), (False, ["polling", "websocket"]), (True, ["polling", "websocket"])]
+    spectators = [Spectator(cluster.base, match_id, updates, transports) for updates, transports in forms * 2]
+    try:
+        _wait("every spectator's first state", lambda: all(s.seq == 0 for s in spectators))
+        procs = cluster.spectator_processes()
+        assert len(procs) == 2
+        served = [cluster.clients_of(p["port"]) for p in procs]
+        assert sum(served) == len(spectators) and min(served) >= 1, f"the proxy spread {served}"
+
+        events = _events()
+        acknowledged: list[int] = []
+        answered: dict[int, dict[str, Any]] = {}  # seq -> the state the writer answered, as spectators get it
+
+        def post(n: int) -> None:
+            for _ in range(n):
+                r = requests.post(
+                    f"{cluster.base}/api/matches/{match_id}/events",
+                    json=next(events),
+                    headers={"Authorization": f"Bearer {token}"},
+                    timeout=10,
+                )
+                assert r.status_code == 201, r.text
+                acknowledged.append(r.json()["seq"])
+                answered[r.json()["seq"]] = {k: v for k, v in r.json()["state"].items() if k != "legal"}
+
+        post(8)
+        _wait("the 8 states everywhere", lambda: all(s.seq == 8 for s in spectators))
+        for s in spectators:
+            assert [st["seq"] for st in s.states] == list(range(0, 9)), "every state, in order"
+            assert s.states[1:] == [answered[q] for q in range(1, 9)] and s.gaps == 0
+
+        # Kill one spectator process while the referee goes on.
+        victim = procs[0]
+        os.kill(victim["pid"], signal.SIGKILL)
+        post(6)
+        _wait("every spectator back with the latest state", lambda: all(s.seq == acknowledged[-1] for s in spectators), 90)
+        reconnected = [s for s in spectators if s.connects > 1]
+        assert len(reconnected) == served[0], "the killed process's clients, and only they, reconnected"
+        log = requests.get(f"{cluster.base}/api/matches/{match_id}/events", timeout=10).json()
+        assert [e["seq"] for e in log] == acknowledged == list(range(1, 15)), "no acknowledged event lost"
+        for s in spectators:
+            if s.connects == 1:
+                assert s.states[-1] == answered[14]
+            else:  # answered by a join: the same match at a later time
+                assert {**s.states[-1], "clock": None, "server_time_ms": None, "return_countdown_ms": None} == {
+                    **answered[14],
+                    "clock": None,
+                    "server_time_ms": None,
+                    "return_countdown_ms": None,
+                }
+            seqs = [st["seq"] for st in s.states]
+            assert seqs == sorted(seqs), "never an older state after a newer one"
+            if s.connects == 1:
+                assert seqs == list(range(0, 15)), "the other process's clients missed nothing"
+        # The supervisor started the killed process again.
+        _wait("the killed process back", lambda: any(p["starts"] == 2 for p in cluster.spectator_processes()), 60)
+    finally:
+        for s in spectators:
+            s.close()
+
+
+def test_fastws_keeps_every_frame_in_order_for_a_reader_that_falls_behind(tmp_path: Path) -> None:
+    """Under gevent, broadcasts are written straight to idle sockets and queued behind busy ones (fastws.py).
+
+    A spectator that stops reading (a tiny receive buffer, then no reads) fills its socket: the server's
+    non-blocking writes then write part of a frame, or nothing, and queue the rest. When it reads again it
+    must find every message whole and in order, as a spectator that kept reading does — up to the moment
+    the server drops it for falling too far behind (D52: more than 64 packets waiting); it then joins
+    again and gets the present state, never a broken or reordered frame.
+    """
+    import websocket  # websocket-client
+
+    EVENTS = 700  # Linux lets a socket's send buffer grow to 4 MB (tcp_wmem): fill it
+    port = _free_block(1)
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+        "QALISBALL_DB": str(tmp_path / "fast.db"),
+        "QALISBALL_ADMIN_TOKEN": ADMIN,
+        "QALISBALL_ASYNC_MODE": "gevent",
+    }
+    env.pop("QALISBALL_MESSAGE_QUEUE", None)
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def up() -> bool:
+            try:
+                return requests.get(f"{base}/api/matches", timeout=2).status_code == 200
+            except requests.RequestException:
+                return proc.poll() is not None
+
+        _wait("the server", up, 60)
+        assert proc.poll() is None, (tmp_path / "server.log").read_text()[-2000:]
+        r = requests.post(f"{base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
+        match_id, token = r.json()["id"], r.json()["tokens"]["referee"]
+        url = f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket"
+
+        def join(ws: Any) -> None:
+            assert ws.recv().startswith("0{")
+            ws.send("40")
+            assert ws.recv().startswith("40")
+            # As an official: the whole state with `legal` in every update, ~7 KB a message.
+            ws.send("42" + json.dumps(["join", {"match": match_id, "updates": True, "token": token}]))
+            assert ws.recv().startswith('42["state"')
+
+        slow = websocket.create_connection(url, timeout=30, sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),))
+        steady = websocket.create_connection(url, timeout=30)
+        join(slow), join(steady)
+        steady_got: list[int] = []
+        stop = threading.Event()
+
+        def read_steadily() -> None:
+            while not stop.is_set() and len(steady_got) < EVENTS:
+                msg = steady.recv()
+                if msg.startswith('42["update"'):
+                    steady_got.append(json.loads(msg[2:])[1]["seq"])
+                elif msg == "2":
+                    steady.send("3")
+
+        reader = threading.Thread(target=read_steadily, daemon=True)
+        reader.start()
+        events = _events()
+        for _ in range(EVENTS):  # ~5 MB for the slow reader, who reads nothing meanwhile: more than a socket holds
+            r = requests.post(
+                f"{base}/api/matches/{match_id}/events",
+                json=next(events),
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=10,
+            )
+            assert r.status_code == 201, r.text
+        slow_got: list[int] = []
+        dropped = False
+        while len(slow_got) < EVENTS:
+            try:
+                msg = slow.recv()
+            except (websocket.WebSocketConnectionClosedException, ConnectionError):
+                dropped = True  # D52: fell too far behind
+                break
+            if not msg:
+                dropped = True
+                break
+            if msg.startswith('42["update"'):
+                update = json.loads(msg[2:])[1]  # whole: it parses
+                assert update["state"]["seq"] == update["seq"] and "legal" in update["state"]
+                slow_got.append(update["seq"])
+            elif msg == "2":
+                slow.send("3")
+        reader.join(60)
+        stop.set()
+        assert steady_got == list(range(1, EVENTS + 1))
+        assert slow_got == list(range(1, len(slow_got) + 1)), "whole frames, in order, none missing"
+        if dropped:
+            again = websocket.create_connection(url, timeout=30)
+            assert again.recv().startswith("0{")
+            again.send("40")
+            assert again.recv().startswith("40")
+            again.send("42" + json.dumps(["join", {"match": match_id, "updates": True, "token": token}]))
+            fresh = again.recv()
+            assert fresh.startswith('42["state"') and json.loads(fresh[2:])[1]["seq"] == EVENTS
+            again.close()
+        with contextlib.suppress(Exception):
+            slow.close()
+        slow.sock and slow.sock.close()  # type: ignore[func-returns-value]
+        steady.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
