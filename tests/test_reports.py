@@ -9,11 +9,14 @@ comes from); none is recomputed by the report code. Every format is checked agai
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import re
 import shutil
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -52,11 +55,29 @@ GOLDEN_REQUEST: dict[str, Any] = {
 }
 
 VOID_1_REASON = "wrong player: it was #5 / 记错球员，应为5号"
+DISSENT = "argued with the assistant / 与助理裁判争辩"
+NOTE_TEXT = "Home #2 warned twice before his first caution / 主队2号第一张黄牌前已两次口头警告"
 VOID_2_REASON = "attacker in the area before the bottle lay flat (7.2) / 瓶子倒地前进攻球员进入禁区"
 
 
 def mmss(minutes: int, seconds: int = 0) -> int:
     return (minutes * 60 + seconds) * 1000
+
+
+def signature_png(width: int = 60, height: int = 20) -> str:
+    """A drawn signature as the console sends it: a small PNG (a diagonal stroke) as a data URL."""
+    rows = b"".join(b"\x00" + bytes(0 if abs(x * height // width - y) <= 1 else 255 for x in range(width)) for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 # The golden match: (seq, game clock to move to first or None, event, role).
@@ -200,7 +221,12 @@ SCRIPT: list[tuple[int, int | None, dict[str, Any], str]] = [
         {"type": "violation", "kind": "ball_out_side", "team": "home", "player": 3, "spot": {"x": 20, "y": -1}},
         "assistant2",
     ),
-    (59, mmss(14), {"type": "card", "team": "away", "player": 4, "color": "yellow"}, "referee"),
+    (
+        59,
+        mmss(14),
+        {"type": "card", "team": "away", "player": 4, "color": "yellow", "reason": {"code": "dissent", "text": DISSENT}},
+        "referee",
+    ),
     (60, mmss(14, 20), {"type": "restart_taken", "team": "away", "player": 4}, "referee"),
     (61, mmss(16), {"type": "steal", "team": "home", "player": 1}, "referee"),
     (62, mmss(16, 5), {"type": "attack", "team": "home"}, "referee"),
@@ -216,7 +242,21 @@ SCRIPT: list[tuple[int, int | None, dict[str, Any], str]] = [
     (72, None, {"type": "shootout_kick", "team": "home", "scored": True}, "referee"),  # R1 2 pt home #1: 3–1
     (73, None, {"type": "shootout_kick", "team": "away", "scored": False}, "referee"),  # R2 1 pt away #2
     (74, None, {"type": "shootout_kick", "team": "home", "scored": True}, "referee"),  # R2 1 pt home #3: 4–1, decided
+    # The score sheet (M6, M7): confirmed, a note about the first caution, signed; the referee's signature locks it.
+    (75, None, {"type": "confirm", "period": 1}, "referee"),
+    (76, None, {"type": "confirm", "period": 2}, "referee"),
+    (77, None, {"type": "confirm", "period": "shootout"}, "referee"),
+    (
+        78,
+        None,
+        {"type": "note", "text": NOTE_TEXT, "about": 6, "team": "home", "player": 2, "code": "persistent_fouls"},
+        "assistant1",
+    ),
+    (79, None, {"type": "sign", "as": "home_captain", "name": "李华"}, "referee"),
+    (80, None, {"type": "sign", "as": "away_captain", "name": "Alex Chen"}, "referee"),
+    (81, None, {"type": "sign", "as": "referee", "name": "周正 Zhou Zheng", "signature": "SIGNATURE"}, "referee"),
 ]
+LAST_SEQ = 81
 
 
 class Golden:
@@ -233,6 +273,8 @@ class Golden:
         self.clock.advance(ms - elapsed)
 
     def ev(self, seq: int, body: dict[str, Any], role: str = "referee") -> None:
+        if body.get("signature") == "SIGNATURE":
+            body = {**body, "signature": signature_png()}
         got = self.m.post(body, role)
         assert got["seq"] == seq, (seq, body, got)
 
@@ -384,7 +426,7 @@ def _get(client: FlaskClient, g: Golden, suffix: str, **query: str) -> Any:
 def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden: Golden) -> None:
     r = _get(client, golden, ".json").get_json()
     m = r["match"]
-    assert m["status"] == "final" and m["phase"] == "finished" and m["seq"] == 74
+    assert m["status"] == "final" and m["phase"] == "finished" and m["seq"] == LAST_SEQ and m["locked"]
     assert m["venue"] == "海淀三号场 Haidian Field 3" and m["date"] == "2026-12-05"
     assert r["officials"] == OFFICIALS
     assert r["teams"]["home"]["name"] == HOME_TEAM and r["teams"]["away"]["name"] == AWAY_TEAM
@@ -417,7 +459,7 @@ def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden:
         (25, 1, "14:00", None, 4, "injury"),
         (29, 1, "15:00", 7, None, "substitution"),
         (41, None, None, 3, 6, "substitution"),  # at half-time
-        (44, 2, "3:00", None, 2, "red_card"),
+        (44, 2, "3:00", None, 2, "second_yellow"),  # M8: shown as what it is
         (45, 2, "3:00", 6, None, "substitution"),
     ]
     assert [(c["seq"], c["on"], c["off"]) for c in r["lineups"]["away"]["changes"]] == [(28, 6, 3)]
@@ -426,8 +468,8 @@ def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden:
 def test_golden_match_json_timeline_shootout_audit_and_charts(client: FlaskClient, golden: Golden) -> None:
     r = _get(client, golden, ".json").get_json()
     tl = {item["seq"]: item for item in r["timeline"]}
-    # 74 events: 2 voids and the 2 events they voided are not in the timeline.
-    assert len(r["timeline"]) == 70 and not {19, 20, 52, 53} & set(tl)
+    # 81 events: 2 voids and the 2 events they voided are not in the timeline.
+    assert len(r["timeline"]) == 77 and not {19, 20, 52, 53} & set(tl)
     late = tl[21]  # logged at 12:10, happened at 12:00 (D8)
     assert (late["period"], late["at_ms"], late["clock"], late["minute"], late["by"]) == (1, 720_000, "12:00", 13, "assistant1")
     assert late["official"] == "Ann Lee"
@@ -545,7 +587,7 @@ def test_golden_match_html(client: FlaskClient, golden: Golden) -> None:
 
     timeline = _by_id(root, "timeline")
     rows = [e for e in timeline.iter("tr") if e.get("data-seq")]
-    assert len(rows) == 70
+    assert len(rows) == 77
     by_seq = {int(e.get("data-seq", 0)): e for e in rows}
     cells = [_text(c) for c in by_seq[21].iter("td")]
     # seq, half and game clock · minute, event, role (A1: assistant referee 1), restart it led to, score
@@ -736,12 +778,15 @@ def test_report_is_provisional_during_the_match_and_final_after(client: FlaskCli
     assert r["match"]["status"] == "final" and r["result"]["shootout"] == {"home": 4, "away": 1}
 
 
-def test_abandoned_match_report_is_final_with_the_reason(match: MatchDriver, client: FlaskClient) -> None:
+def test_M6_abandoned_match_report_is_provisional_until_the_referee_signs(match: MatchDriver, client: FlaskClient) -> None:
     match.kickoff()
     match.clock.advance(mmss(4))
     match.take()
     match.clock.advance(mmss(6))
     match.post({"type": "abandon", "reason": "thunderstorm / 雷暴"})
+    r = client.get(f"/matches/{match.id}/report.json").get_json()
+    assert r["match"]["status"] == "provisional" and r["match"]["provisional_because"] == "unsigned"
+    match.post({"type": "sign", "as": "referee", "name": "Referee"})
     r = client.get(f"/matches/{match.id}/report.json").get_json()
     assert r["match"]["status"] == "final" and r["match"]["phase"] == "abandoned"
     assert r["match"]["abandon_reason"] == "thunderstorm / 雷暴"
