@@ -102,6 +102,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "assistant1": ("Assistant referee 1", "助理裁判一"),
     "assistant2": ("Assistant referee 2", "助理裁判二"),
     "scorer": ("Scorer / timekeeper", "记分计时员"),
+    "organiser": ("Organiser", "组织者"),
     # Phases
     "scheduled": ("Before the match", "赛前"),
     "first_half": ("First half", "上半场"),

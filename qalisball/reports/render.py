@@ -307,6 +307,7 @@ _ROLE_CODE = {
     "assistant1": ("A1", "助裁一"),
     "assistant2": ("A2", "助裁二"),
     "scorer": ("S", "记分"),
+    "organiser": ("O", "组织者"),
 }
 
 
