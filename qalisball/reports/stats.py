@@ -54,16 +54,78 @@ PLAYER_COUNTS = (
 )
 TEAM_COUNTS = (*PLAYER_COUNTS, "fouls_suffered", "penalties_awarded")
 
-Step = engine.Step[LogEntry]
 Pair = tuple[str, str]  # (English, Chinese)
 # A detail of an event's text: a Pair, or (English, Chinese, both) when it carries typed words that
 # the two-language text should show once.
 Detail = tuple[str, ...]
 
 
-def replay_steps(setup: MatchSetup, log: Iterable[LogEntry]) -> list[Step]:
-    """Every effective event with the states on either side of it (the engine's one replay)."""
-    return list(engine.replay_steps(setup, log))
+@dataclass(frozen=True, slots=True)
+class _TeamSnap:
+    on_field: tuple[int, ...]
+    sent_off: tuple[int, ...]
+    second_yellow: tuple[int, ...]
+    fouls: dict[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Snap:
+    """What the report reads of a state, copied as the replay goes (cheaper than a whole state per event)."""
+
+    phase: str
+    period: int
+    ball: str
+    restart: Restart | None
+    possession: Team | None
+    score: dict[Team, int]
+    shootout: Any
+    clock: Clock
+    teams: dict[Team, _TeamSnap]
+
+    @classmethod
+    def of(cls, s: MatchState) -> _Snap:
+        c = s.clock
+        return cls(
+            s.phase,
+            s.period,
+            s.ball,
+            s.restart,
+            s.possession,
+            dict(s.score),
+            s.shootout,  # immutable
+            Clock(c.length_ms, c.running, c.base_ms, c.anchor_ms),
+            {
+                t: _TeamSnap(tuple(ts.on_field), tuple(ts.sent_off), tuple(ts.second_yellow), dict(ts.fouls))
+                for t, ts in s.teams.items()
+            },
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One effective event of the replay, with what the report reads of the states on either side."""
+
+    entry: LogEntry
+    event: Any
+    before: _Snap
+    after: _Snap
+
+
+def replay_steps(setup: MatchSetup, log: Iterable[LogEntry]) -> tuple[list[Step], MatchState]:
+    """Every effective event with the states on either side of it, and the final state.
+
+    The engine's one replay (``engine.replay_steps``, the corrections in place), run in place: the
+    report keeps a small snapshot per event rather than a copy of the whole state (bench/README.md).
+    """
+    state = initial_state(setup)
+    before = _Snap.of(state)
+    steps: list[Step] = []
+    for st in engine.replay_steps(setup, log, keep_states=False):
+        state = st.after
+        after = _Snap.of(state)
+        steps.append(Step(st.entry, st.event, before, after))
+        before = after
+    return steps, state
 
 
 @dataclass
@@ -103,8 +165,7 @@ def build_core(
     match_id: str, data: Mapping[str, Any], setup: MatchSetup, log: list[LogEntry], created_at: str | None = None
 ) -> Core:
     """Replay the log and count everything: the report as of the log's last row, minus the time now."""
-    steps = replay_steps(setup, log)
-    final_state = steps[-1].after if steps else initial_state(setup)
+    steps, final_state = replay_steps(setup, log)
     ref_ms = log[0].received_ms if log else _ms_of(created_at)
     tz = match_zone(data.get("starts_at"), ref_ms)
     officials = dict(data.get("officials") or {})
@@ -392,7 +453,6 @@ class _Builder:
 
     def step(self, st: Step) -> None:
         e, ev, before, after = st.entry, st.event, st.before, st.after
-        assert before is not None  # replay_steps keeps every state
         period, at_ms = _game_time(st)
         team: Team | None = getattr(ev, "team", None)
         player: int | None = getattr(ev, "player", None)
@@ -542,7 +602,6 @@ class _Builder:
 
     def _card(self, st: Step, team: Team, player: int | None, color: str) -> None:
         before, after = st.before, st.after
-        assert before is not None
         if color == "yellow":
             self._count(team, player, "yellow")
         was, now = before.teams[team], after.teams[team]
@@ -709,7 +768,6 @@ class _Builder:
 
     def _lineup_changes(self, st: Step, period: int | None, at_ms: int | None) -> None:
         e, before, after = st.entry, st.before, st.after
-        assert before is not None
         if e.type == "period_start":
             return
         in_half = before.phase in HALVES and at_ms is not None
@@ -1064,7 +1122,6 @@ def compose(action: Pair, subject: str = "", details: Iterable[Detail] = ()) -> 
 def describe(st: Step, names: _Names, notes: Iterable[Detail] = ()) -> dict[str, str]:
     """What an event says (``compose``), with the states around it for what it led to."""
     e, before, after = st.entry, st.before, st.after
-    assert before is not None
     f = e.fields
     t = e.type
     who = names.who(f.get("team"), f.get("player"))
@@ -1191,7 +1248,6 @@ def _match_day_words(e: LogEntry, names: _Names) -> tuple[Pair, str, list[Detail
 
 
 def _sent_off_note(st: Step) -> list[Detail]:
-    assert st.before is not None
     team, player = st.entry.fields.get("team"), st.entry.fields.get("player")
     if team not in TEAMS or player is None:
         return []
@@ -1301,7 +1357,6 @@ def _game_time(st: Step) -> tuple[int | None, int | None]:
     if st.entry.type == "period_start":
         return st.after.period, 0
     b = st.before
-    assert b is not None
     if b.phase not in HALVES:
         return None, None
     at = st.entry.at_ms if st.entry.at_ms is not None else b.clock.elapsed(st.entry.received_ms)
@@ -1309,7 +1364,6 @@ def _game_time(st: Step) -> tuple[int | None, int | None]:
 
 
 def _phase_of(st: Step) -> str:
-    assert st.before is not None
     return st.after.phase if st.entry.type == "period_start" else st.before.phase
 
 
