@@ -126,6 +126,7 @@ def _not_found(exc: NotFound) -> tuple[Response, int]:
 @bp.get("/matches/<match_id>/report")
 def report_html(match_id: str) -> Response:
     page = render.html(report_for(match_id), _lang())
+    render.prewarm()  # the page's reader often asks for the PDF next
     return Response(page, mimetype="text/html")
 
 

@@ -19,6 +19,7 @@ ZH_CATALOG = Path(__file__).resolve().parent.parent.parent / "translations" / "z
 LABELS: dict[str, tuple[str, str]] = {
     # Headings
     "report": ("Match report", "比赛报告"),
+    "formats": ("Download", "下载"),
     "provisional": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
     "provisional_in_play": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
     "provisional_unsigned": ("PROVISIONAL — not yet signed by the referee", "临时 — 主裁判尚未签字"),
