@@ -747,11 +747,12 @@ def test_golden_match_pdf_has_text_chinese_names_and_the_numbers(client: FlaskCl
 # -- provisional vs final ------------------------------------------------------------------------
 
 
-def test_report_is_provisional_during_the_match_and_final_after(client: FlaskClient, clock: FakeClock, tmp_path: Path) -> None:
+def test_M6_report_is_provisional_during_the_match_and_final_once_signed(client: FlaskClient, clock: FakeClock, tmp_path: Path) -> None:
     g = Golden(client, clock)
     g.play(upto=41)  # half-time, home's substitution made
     r = _get(client, g, ".json").get_json()
     assert r["match"]["status"] == "provisional" and r["match"]["phase"] == "halftime"
+    assert r["match"]["provisional_because"] == "in_play"
     assert r["result"]["score"] == {"home": 1, "away": 2} and r["result"]["winner"] is None
     assert r["result"]["shootout"] is None and r["shootout"] is None
     minutes = {p["number"]: p["played"] for p in r["lineups"]["home"]["players"]}
@@ -773,7 +774,10 @@ def test_report_is_provisional_during_the_match_and_final_after(client: FlaskCli
     assert six["played_ms"] == mmss(20) + mmss(0, 20)  # 10:00–30:00, then 3:00–3:20 so far
     assert six["intervals"][-1]["ongoing"] is True
 
-    g.play(47)
+    g.play(47, upto=80)  # finished, confirmed, both captains signed: not yet the referee
+    r = _get(client, g, ".json").get_json()
+    assert r["match"]["status"] == "provisional" and r["match"]["provisional_because"] == "unsigned"
+    g.play(81)
     r = _get(client, g, ".json").get_json()
     assert r["match"]["status"] == "final" and r["result"]["shootout"] == {"home": 4, "away": 1}
 
@@ -1007,7 +1011,7 @@ def _row(r: dict[str, Any], team: str, number: int) -> dict[str, Any]:
     return rows[0]
 
 
-def test_M2_renumbered_player_has_both_numbers_and_one_row_with_his_stats_merged(
+def test_M2_D80_renumbered_player_has_both_numbers_and_one_row_with_his_stats_merged(
     client: FlaskClient, match_day: MatchDay
 ) -> None:
     r = match_day.json()
@@ -1039,7 +1043,7 @@ def test_M2_renumbered_player_has_both_numbers_and_one_row_with_his_stats_merged
     assert next(line for line in rows if line["Side"] == "home" and line["No."] == "33")["Fouls committed"] == "2"
 
 
-def test_M3_corrections_stand_in_place_and_the_audit_lists_each_with_its_reason(client: FlaskClient, match_day: MatchDay) -> None:
+def test_M3_D81_corrections_stand_in_place_and_the_audit_lists_each_with_its_reason(client: FlaskClient, match_day: MatchDay) -> None:
     r = match_day.json()
     seqs = [item["seq"] for item in r["timeline"]]
     # The amend (13) stands where the goal it replaced (12) was; the insert (15) right after 14;
