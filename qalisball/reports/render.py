@@ -95,8 +95,11 @@ class PdfError(Exception):
 # At most this many WeasyPrint processes at once (each takes a core and, for a long match, memory).
 _PDF_SLOTS = threading.BoundedSemaphore(2)
 PDF_TIMEOUT_S = 300
-# A worker is replaced after this many documents, so that whatever WeasyPrint keeps cannot pile up.
+# A worker is replaced after this many documents, or once it holds this much memory (an idle one holds
+# ~100 MB; after the PDF of a 2,000-event match ~280 MB, which Python does not give back), so that
+# whatever WeasyPrint keeps cannot pile up on the laptop at the field.
 RECYCLE_AFTER = 50
+RECYCLE_RSS_KB = 200_000
 
 
 class _WorkerGone(Exception):
@@ -124,6 +127,17 @@ class _Worker:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def rss_kb(self) -> int:
+        """Resident memory (Linux; 0 where /proc does not say)."""
+        try:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return 0
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
 
     def render(self, page: bytes, timeout: float) -> bytes:
         deadline = time.monotonic() + timeout
@@ -195,7 +209,7 @@ def _take_worker() -> _Worker:
 
 
 def _put_back(w: _Worker) -> None:
-    if w.served >= RECYCLE_AFTER or not w.alive():
+    if w.served >= RECYCLE_AFTER or not w.alive() or w.rss_kb() > RECYCLE_RSS_KB:
         w.close()
         return
     with _idle_lock:
