@@ -127,6 +127,13 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "球出对方底线或落入对方禁区：推定为进攻状态",
         "Ball over the opponents' end line or into their area: attacking state inferred",
     ),
+    "D80": ("比赛报告按球员本人统计，改号后新旧号码并列", "Reports count players, not shirts: both numbers after a renumbering"),
+    "D81": (
+        "报告的进程列出更正后的事件，审计列出每次更正及原因",
+        "The report shows corrected events in place and audits every correction",
+    ),
+    "D82": ("报告CSV每行带比赛编号、日期、双方与比分", "The report CSV carries the match, date, teams and score on every row"),
+    "D83": ("报告时间采用比赛所在时区，否则采用服务器本地时区", "Report times in the match's time zone, else the server's"),
 }
 
 _DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"

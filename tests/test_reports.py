@@ -747,7 +747,9 @@ def test_golden_match_pdf_has_text_chinese_names_and_the_numbers(client: FlaskCl
 # -- provisional vs final ------------------------------------------------------------------------
 
 
-def test_M6_report_is_provisional_during_the_match_and_final_once_signed(client: FlaskClient, clock: FakeClock, tmp_path: Path) -> None:
+def test_M6_report_is_provisional_during_the_match_and_final_once_signed(
+    client: FlaskClient, clock: FakeClock, tmp_path: Path
+) -> None:
     g = Golden(client, clock)
     g.play(upto=41)  # half-time, home's substitution made
     r = _get(client, g, ".json").get_json()
@@ -1043,7 +1045,9 @@ def test_M2_D80_renumbered_player_has_both_numbers_and_one_row_with_his_stats_me
     assert next(line for line in rows if line["Side"] == "home" and line["No."] == "33")["Fouls committed"] == "2"
 
 
-def test_M3_D81_corrections_stand_in_place_and_the_audit_lists_each_with_its_reason(client: FlaskClient, match_day: MatchDay) -> None:
+def test_M3_D81_corrections_stand_in_place_and_the_audit_lists_each_with_its_reason(
+    client: FlaskClient, match_day: MatchDay
+) -> None:
     r = match_day.json()
     seqs = [item["seq"] for item in r["timeline"]]
     # The amend (13) stands where the goal it replaced (12) was; the insert (15) right after 14;

@@ -137,7 +137,6 @@ class Core:
     # A half being played: its clock, and who is on the field since when ((team, index) → (period, ms)).
     clock: Clock | None = None
     open: dict[tuple[Team, int], tuple[int, int]] = field(default_factory=dict)
-    final: bool = False  # signed by the referee (M6)
 
     @property
     def seq(self) -> int:
@@ -250,7 +249,6 @@ def build_core(
         tz=tz,
         clock=final_state.clock if playing else None,
         open=dict(b.open) if playing else {},
-        final=signed,
     )
 
 
