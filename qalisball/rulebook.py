@@ -163,6 +163,14 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D90": ("观众的实时状态不含 legal，只有裁判员获得", "Spectators' live states carry no `legal`; officials get it"),
     "D91": ("选择 updates 的客户端每次变化只收一条消息", "One `update` message per change for clients that opt in"),
     "D92": ("集群：只有一个进程写入，观众进程只转发", "A cluster: one process writes, spectator processes only relay"),
+    # Reports (issue 11): docs/decisions.md D80–D83.
+    "D80": ("比赛报告按球员本人统计，改号后新旧号码并列", "Reports count players, not shirts: both numbers after a renumbering"),
+    "D81": (
+        "报告的进程列出更正后的事件，审计列出每次更正及原因",
+        "The report shows corrected events in place and audits every correction",
+    ),
+    "D82": ("报告CSV每行带比赛编号、日期、双方与比分", "The report CSV carries the match, date, teams and score on every row"),
+    "D83": ("报告时间采用比赛所在时区，否则采用服务器本地时区", "Report times in the match's time zone, else the server's"),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),

@@ -9,11 +9,14 @@ comes from); none is recomputed by the report code. Every format is checked agai
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import re
 import shutil
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -52,11 +55,29 @@ GOLDEN_REQUEST: dict[str, Any] = {
 }
 
 VOID_1_REASON = "wrong player: it was #5 / 记错球员，应为5号"
+DISSENT = "argued with the assistant / 与助理裁判争辩"
+NOTE_TEXT = "Home #2 warned twice before his first caution / 主队2号第一张黄牌前已两次口头警告"
 VOID_2_REASON = "attacker in the area before the bottle lay flat (7.2) / 瓶子倒地前进攻球员进入禁区"
 
 
 def mmss(minutes: int, seconds: int = 0) -> int:
     return (minutes * 60 + seconds) * 1000
+
+
+def signature_png(width: int = 60, height: int = 20) -> str:
+    """A drawn signature as the console sends it: a small PNG (a diagonal stroke) as a data URL."""
+    rows = b"".join(b"\x00" + bytes(0 if abs(x * height // width - y) <= 1 else 255 for x in range(width)) for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 # The golden match: (seq, game clock to move to first or None, event, role).
@@ -200,7 +221,12 @@ SCRIPT: list[tuple[int, int | None, dict[str, Any], str]] = [
         {"type": "violation", "kind": "ball_out_side", "team": "home", "player": 3, "spot": {"x": 20, "y": -1}},
         "assistant2",
     ),
-    (59, mmss(14), {"type": "card", "team": "away", "player": 4, "color": "yellow"}, "referee"),
+    (
+        59,
+        mmss(14),
+        {"type": "card", "team": "away", "player": 4, "color": "yellow", "reason": {"code": "dissent", "text": DISSENT}},
+        "referee",
+    ),
     (60, mmss(14, 20), {"type": "restart_taken", "team": "away", "player": 4}, "referee"),
     (61, mmss(16), {"type": "steal", "team": "home", "player": 1}, "referee"),
     (62, mmss(16, 5), {"type": "attack", "team": "home"}, "referee"),
@@ -216,7 +242,21 @@ SCRIPT: list[tuple[int, int | None, dict[str, Any], str]] = [
     (72, None, {"type": "shootout_kick", "team": "home", "scored": True}, "referee"),  # R1 2 pt home #1: 3–1
     (73, None, {"type": "shootout_kick", "team": "away", "scored": False}, "referee"),  # R2 1 pt away #2
     (74, None, {"type": "shootout_kick", "team": "home", "scored": True}, "referee"),  # R2 1 pt home #3: 4–1, decided
+    # The score sheet (M6, M7): confirmed, a note about the first caution, signed; the referee's signature locks it.
+    (75, None, {"type": "confirm", "period": 1}, "referee"),
+    (76, None, {"type": "confirm", "period": 2}, "referee"),
+    (77, None, {"type": "confirm", "period": "shootout"}, "referee"),
+    (
+        78,
+        None,
+        {"type": "note", "text": NOTE_TEXT, "about": 6, "team": "home", "player": 2, "code": "persistent_fouls"},
+        "assistant1",
+    ),
+    (79, None, {"type": "sign", "as": "home_captain", "name": "李华"}, "referee"),
+    (80, None, {"type": "sign", "as": "away_captain", "name": "Alex Chen"}, "referee"),
+    (81, None, {"type": "sign", "as": "referee", "name": "周正 Zhou Zheng", "signature": "SIGNATURE"}, "referee"),
 ]
+LAST_SEQ = 81
 
 
 class Golden:
@@ -233,6 +273,8 @@ class Golden:
         self.clock.advance(ms - elapsed)
 
     def ev(self, seq: int, body: dict[str, Any], role: str = "referee") -> None:
+        if body.get("signature") == "SIGNATURE":
+            body = {**body, "signature": signature_png()}
         got = self.m.post(body, role)
         assert got["seq"] == seq, (seq, body, got)
 
@@ -372,7 +414,7 @@ def golden(client: FlaskClient, clock: FakeClock) -> Golden:
     return g
 
 
-def _get(client: FlaskClient, g: Golden, suffix: str, **query: str) -> Any:
+def _get(client: FlaskClient, g: Any, suffix: str, **query: str) -> Any:
     r = client.get(f"/matches/{g.m.id}/report{suffix}", query_string=query)
     assert r.status_code == 200, r.data[:500]
     return r
@@ -384,7 +426,7 @@ def _get(client: FlaskClient, g: Golden, suffix: str, **query: str) -> Any:
 def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden: Golden) -> None:
     r = _get(client, golden, ".json").get_json()
     m = r["match"]
-    assert m["status"] == "final" and m["phase"] == "finished" and m["seq"] == 74
+    assert m["status"] == "final" and m["phase"] == "finished" and m["seq"] == LAST_SEQ and m["locked"]
     assert m["venue"] == "海淀三号场 Haidian Field 3" and m["date"] == "2026-12-05"
     assert r["officials"] == OFFICIALS
     assert r["teams"]["home"]["name"] == HOME_TEAM and r["teams"]["away"]["name"] == AWAY_TEAM
@@ -417,7 +459,7 @@ def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden:
         (25, 1, "14:00", None, 4, "injury"),
         (29, 1, "15:00", 7, None, "substitution"),
         (41, None, None, 3, 6, "substitution"),  # at half-time
-        (44, 2, "3:00", None, 2, "red_card"),
+        (44, 2, "3:00", None, 2, "second_yellow"),  # M8: shown as what it is
         (45, 2, "3:00", 6, None, "substitution"),
     ]
     assert [(c["seq"], c["on"], c["off"]) for c in r["lineups"]["away"]["changes"]] == [(28, 6, 3)]
@@ -426,8 +468,8 @@ def test_golden_match_json_result_lineups_and_stats(client: FlaskClient, golden:
 def test_golden_match_json_timeline_shootout_audit_and_charts(client: FlaskClient, golden: Golden) -> None:
     r = _get(client, golden, ".json").get_json()
     tl = {item["seq"]: item for item in r["timeline"]}
-    # 74 events: 2 voids and the 2 events they voided are not in the timeline.
-    assert len(r["timeline"]) == 70 and not {19, 20, 52, 53} & set(tl)
+    # 81 events: 2 voids and the 2 events they voided are not in the timeline.
+    assert len(r["timeline"]) == 77 and not {19, 20, 52, 53} & set(tl)
     late = tl[21]  # logged at 12:10, happened at 12:00 (D8)
     assert (late["period"], late["at_ms"], late["clock"], late["minute"], late["by"]) == (1, 720_000, "12:00", 13, "assistant1")
     assert late["official"] == "Ann Lee"
@@ -480,7 +522,7 @@ def test_golden_match_json_timeline_shootout_audit_and_charts(client: FlaskClien
 # -- HTML ------------------------------------------------------------------------------------------
 
 
-def _html(client: FlaskClient, g: Golden, **query: str) -> Element:
+def _html(client: FlaskClient, g: Any, **query: str) -> Element:
     r = _get(client, g, "", **query)
     assert r.mimetype == "text/html"
     root: Element = tinyhtml5.parse(r.get_data(as_text=True), namespace_html_elements=False)
@@ -545,7 +587,7 @@ def test_golden_match_html(client: FlaskClient, golden: Golden) -> None:
 
     timeline = _by_id(root, "timeline")
     rows = [e for e in timeline.iter("tr") if e.get("data-seq")]
-    assert len(rows) == 70
+    assert len(rows) == 77
     by_seq = {int(e.get("data-seq", 0)): e for e in rows}
     cells = [_text(c) for c in by_seq[21].iter("td")]
     # seq, half and game clock · minute, event, role (A1: assistant referee 1), restart it led to, score
@@ -705,11 +747,14 @@ def test_golden_match_pdf_has_text_chinese_names_and_the_numbers(client: FlaskCl
 # -- provisional vs final ------------------------------------------------------------------------
 
 
-def test_report_is_provisional_during_the_match_and_final_after(client: FlaskClient, clock: FakeClock, tmp_path: Path) -> None:
+def test_M6_report_is_provisional_during_the_match_and_final_once_signed(
+    client: FlaskClient, clock: FakeClock, tmp_path: Path
+) -> None:
     g = Golden(client, clock)
     g.play(upto=41)  # half-time, home's substitution made
     r = _get(client, g, ".json").get_json()
     assert r["match"]["status"] == "provisional" and r["match"]["phase"] == "halftime"
+    assert r["match"]["provisional_because"] == "in_play"
     assert r["result"]["score"] == {"home": 1, "away": 2} and r["result"]["winner"] is None
     assert r["result"]["shootout"] is None and r["shootout"] is None
     minutes = {p["number"]: p["played"] for p in r["lineups"]["home"]["players"]}
@@ -731,17 +776,23 @@ def test_report_is_provisional_during_the_match_and_final_after(client: FlaskCli
     assert six["played_ms"] == mmss(20) + mmss(0, 20)  # 10:00–30:00, then 3:00–3:20 so far
     assert six["intervals"][-1]["ongoing"] is True
 
-    g.play(47)
+    g.play(47, upto=80)  # finished, confirmed, both captains signed: not yet the referee
+    r = _get(client, g, ".json").get_json()
+    assert r["match"]["status"] == "provisional" and r["match"]["provisional_because"] == "unsigned"
+    g.play(81)
     r = _get(client, g, ".json").get_json()
     assert r["match"]["status"] == "final" and r["result"]["shootout"] == {"home": 4, "away": 1}
 
 
-def test_abandoned_match_report_is_final_with_the_reason(match: MatchDriver, client: FlaskClient) -> None:
+def test_M6_abandoned_match_report_is_provisional_until_the_referee_signs(match: MatchDriver, client: FlaskClient) -> None:
     match.kickoff()
     match.clock.advance(mmss(4))
     match.take()
     match.clock.advance(mmss(6))
     match.post({"type": "abandon", "reason": "thunderstorm / 雷暴"})
+    r = client.get(f"/matches/{match.id}/report.json").get_json()
+    assert r["match"]["status"] == "provisional" and r["match"]["provisional_because"] == "unsigned"
+    match.post({"type": "sign", "as": "referee", "name": "Referee"})
     r = client.get(f"/matches/{match.id}/report.json").get_json()
     assert r["match"]["status"] == "final" and r["match"]["phase"] == "abandoned"
     assert r["match"]["abandon_reason"] == "thunderstorm / 雷暴"
@@ -814,3 +865,463 @@ def test_report_of_an_unknown_match_is_404(client: FlaskClient) -> None:
     for suffix in ("", ".json", ".csv", ".pdf"):
         r = client.get(f"/matches/nope/report{suffix}")
         assert r.status_code == 404, suffix
+
+
+# -- the match day (SPEC §9): roster changes, corrections, notes, card reasons, the signed sheet -------
+
+DANGEROUS = {"code": "dangerous_play", "text": "high foot / 高脚"}
+AMEND_REASON = "the scorer was #5 / 进球者是5号"
+INSERT_REASON = "missed shot not logged / 漏记投射未中"
+VOID_REASON = "no steal: the ball was loose / 未构成抢断"
+REOPEN_REASON = "wrong captain signed / 签字队长有误"
+MATCH_NOTE = "Floodlight failed for two minutes at half-time / 中场时照明中断两分钟"
+ABOUT_GOAL = "Assistant 2 first signalled #4 / 助理裁判二最初示意4号"
+
+
+class MatchDay:
+    """A demo match (人大 Renmin – Tsinghua 清华) officiated with every match-day event (SPEC §9).
+
+    seq  1 coin toss, 2 first half, 3 kickoff taken by home #1, 4 away #2 steals,
+    seq  5 foul by home #3 with a yellow (reason: dangerous play), free kick away,
+    seq  6 home #3 renumbered #33 (M2), 7 free kick taken,
+    seq  8 foul by #33, yellow again: second yellow → sent off; his 2nd foul (M8), free kick away,
+    seq  9 a late player #12 "Late Lu 卢晚" added to home (M2), 10 he replaces #33 (11.2),
+    seq 11 free kick taken, 12 goal logged for away #4 (0–1), 13 amended: the scorer was #5 (M3),
+    seq 14 home's kickoff taken, 15 a missed shot by home #2 inserted after 14 (M3),
+    seq 16 note about the goal 12, 17 note about #33 (persistent fouls), 18 steal by away #2,
+    seq 19 the steal voided, 20 end of the first half (0–1), 21 second half, 22 kickoff taken,
+    seq 23 end of the match (0–1), 24–25 halves confirmed, 26 note about the match (M7),
+    seq 27 home captain signs, 28 referee signs (locks, M6), 29 reopened by the organiser,
+    seq 30 home captain signs again, 31 referee signs again.
+    """
+
+    def __init__(self, client: FlaskClient, clock: FakeClock) -> None:
+        self.m = MatchDriver(client, clock)
+        self.client, self.clock = client, clock
+
+    def ev(self, seq: int, body: dict[str, Any], role: str = "referee") -> dict[str, Any]:
+        got = self.m.post(body, role)
+        assert got["seq"] == seq, (seq, body, got)
+        return got
+
+    def organiser(self, seq: int, body: dict[str, Any]) -> None:
+        from tests.conftest import ADMIN, auth
+
+        r = self.client.post(f"/api/matches/{self.m.id}/events", json=body, headers=auth(ADMIN))
+        assert r.status_code == 201 and r.get_json()["seq"] == seq, r.get_json()
+
+    def play(self, start: int = 1, upto: int = 31) -> None:
+        """Post the script's events ``start``..``upto`` (seq numbers)."""
+        post: list[tuple[int, int, dict[str, Any], str]] = [  # (seq, ms to wait first, event, role)
+            (1, 0, {"type": "coin_toss", "kickoff": "home", "home_end": "x0"}, "referee"),
+            (2, 0, {"type": "period_start"}, "referee"),
+            (3, 20_000, {"type": "restart_taken", "team": "home", "player": 1}, "referee"),
+            (4, 20_000, {"type": "steal", "team": "away", "player": 2}, "referee"),
+            (
+                5,
+                20_000,
+                {"type": "foul", "team": "home", "player": 3, "spot": {"x": 20, "y": 12}, "card": "yellow", "reason": DANGEROUS},
+                "referee",
+            ),
+            (6, 20_000, {"type": "roster", "team": "home", "player": 3, "number": 33}, "scorer"),
+            (7, 20_000, {"type": "restart_taken", "team": "away", "player": 2}, "referee"),
+            (8, 20_000, {"type": "foul", "team": "home", "player": 33, "spot": {"x": 22, "y": 10}, "card": "yellow"}, "referee"),
+            (9, 20_000, {"type": "roster", "team": "home", "add": {"number": 12, "name": "Late Lu 卢晚"}}, "scorer"),
+            (10, 20_000, {"type": "substitution", "team": "home", "out": None, "in": 12}, "scorer"),
+            (11, 20_000, {"type": "restart_taken", "team": "away", "player": 2}, "referee"),
+            (12, 20_000, {"type": "goal", "team": "away", "player": 4}, "assistant2"),
+            (
+                13,
+                20_000,
+                {"type": "amend", "target": 12, "event": {"type": "goal", "team": "away", "player": 5}, "reason": AMEND_REASON},
+                "referee",
+            ),
+            (14, 20_000, {"type": "restart_taken", "team": "home", "player": 1}, "referee"),
+            (
+                15,
+                20_000,
+                {
+                    "type": "insert",
+                    "after": 14,
+                    "event": {"type": "shot_missed", "team": "home", "player": 2},
+                    "reason": INSERT_REASON,
+                },
+                "referee",
+            ),
+            (16, 20_000, {"type": "note", "text": ABOUT_GOAL, "about": 12}, "assistant2"),
+            (
+                17,
+                20_000,
+                {
+                    "type": "note",
+                    "text": "Warned for fouls / 多次犯规警告",
+                    "team": "home",
+                    "player": 33,
+                    "code": "persistent_fouls",
+                },
+                "referee",
+            ),
+            (18, 20_000, {"type": "steal", "team": "away", "player": 2}, "referee"),
+            (19, 20_000, {"type": "void", "target": 18, "reason": VOID_REASON}, "referee"),
+            (20, -1, {"type": "period_end"}, "referee"),  # -1: when the half's time is up
+            (21, 0, {"type": "period_start"}, "referee"),
+            (22, 5_000, {"type": "restart_taken", "team": "away", "player": 1}, "referee"),
+            (23, -1, {"type": "period_end"}, "referee"),  # finished 0–1
+            (24, 60_000, {"type": "confirm", "period": 1}, "referee"),
+            (25, 60_000, {"type": "confirm", "period": 2}, "referee"),
+            (26, 60_000, {"type": "note", "text": MATCH_NOTE}, "scorer"),
+            (27, 60_000, {"type": "sign", "as": "away_captain", "name": "Alex Chen"}, "referee"),
+            (28, 60_000, {"type": "sign", "as": "referee", "name": "Ref One 裁判一", "signature": signature_png()}, "referee"),
+            (29, 3_600_000, {"type": "reopen", "reason": REOPEN_REASON}, "organiser"),
+            (30, 60_000, {"type": "sign", "as": "home_captain", "name": "李华"}, "referee"),
+            (
+                31,
+                60_000,
+                {"type": "sign", "as": "referee", "name": "Ref One 裁判一", "signature": signature_png(80, 24)},
+                "referee",
+            ),
+        ]
+        for seq, wait, body, role in post:
+            if not start <= seq <= upto:
+                continue
+            if wait < 0:
+                clock = self.m.state()["clock"]
+                wait = clock["length_ms"] - clock["elapsed_ms"]
+            self.clock.advance(wait)
+            if role == "organiser":
+                self.organiser(seq, body)
+            else:
+                self.ev(seq, body, role)
+
+    def json(self) -> dict[str, Any]:
+        r = self.client.get(f"/matches/{self.m.id}/report.json")
+        assert r.status_code == 200
+        data: dict[str, Any] = r.get_json()
+        return data
+
+
+@pytest.fixture
+def match_day(client: FlaskClient, clock: FakeClock) -> MatchDay:
+    g = MatchDay(client, clock)
+    g.play()
+    return g
+
+
+def _row(r: dict[str, Any], team: str, number: int) -> dict[str, Any]:
+    rows = [p for p in r["stats"]["players"][team] if p["number"] == number]
+    assert len(rows) == 1, (team, number, len(rows))
+    return rows[0]
+
+
+def test_M2_D80_renumbered_player_has_both_numbers_and_one_row_with_his_stats_merged(
+    client: FlaskClient, match_day: MatchDay
+) -> None:
+    r = match_day.json()
+    home = r["stats"]["players"]["home"]
+    # One row per person: #3 became #33 at seq 6; his fouls as #3 (seq 5) and as #33 (seq 8) are one player's.
+    assert [p["number"] for p in home] == [1, 2, 33, 4, 5, 6, 7, 8, 9, 10, 12]
+    zw = _row(r, "home", 33)
+    assert zw["numbers"] == [3, 33] and zw["label"] == "#33 (was #3)" and zw["name"] == "张伟"
+    assert (zw["fouls"], zw["yellow"], zw["red"], zw["minutes"]) == (2, 2, 1, 2)  # on 0:00–2:00, sent off at seq 8
+    # Earlier events keep the number they were logged with and show the new one.
+    tl = {item["seq"]: item for item in r["timeline"]}
+    assert tl[5]["player"] == 3 and tl[5]["player_now"] == 33 and "#3 (now #33) 张伟" in tl[5]["text"]["en"]
+    assert tl[8]["player"] == 33 and "#33 张伟" in tl[8]["text"]["en"] and "now #" not in tl[8]["text"]["en"]
+    assert tl[6]["text"]["en"] == "Shirt number changed: 人大 Renmin #3 → #33"
+    # A late player (seq 9) has a row and minutes: on at 2:40 for nobody (seq 10), 27:20 + 30:00.
+    late = _row(r, "home", 12)
+    lineup = next(p for p in r["lineups"]["home"]["players"] if p["number"] == 12)
+    assert late["name"] == "Late Lu 卢晚" and lineup["added_seq"] == 9 and lineup["played"] == "57:20" and not lineup["starter"]
+    changes = [(c["seq"], c["change"], c["from_number"], c["number"]) for c in r["lineups"]["home"]["roster_changes"]]
+    assert changes == [(6, "renumbered", 3, 33), (9, "added", None, 12)]
+    # The page shows both numbers; the CSV has one row for him, under his number now.
+    root = _html(client, match_day, lang="en")
+    lineups = _by_id(root, "lineups")
+    row = next(e for e in lineups.iter("tr") if e.get("data-team") == "home" and e.get("data-number") == "33")
+    assert [_text(c) for c in row.iter("td")][:2] == ["33 (was #3)", "张伟"]
+    rows = list(csv.DictReader(io.StringIO(_get(client, match_day, ".csv", lang="en").get_data().decode("utf-8-sig"))))
+    numbers = [line["No."] for line in rows if line["Side"] == "home"]
+    assert numbers == ["1", "2", "33", "4", "5", "6", "7", "8", "9", "10", "12"]
+    assert next(line for line in rows if line["Side"] == "home" and line["No."] == "33")["Fouls committed"] == "2"
+
+
+def test_M3_D81_corrections_stand_in_place_and_the_audit_lists_each_with_its_reason(
+    client: FlaskClient, match_day: MatchDay
+) -> None:
+    r = match_day.json()
+    seqs = [item["seq"] for item in r["timeline"]]
+    # The amend (13) stands where the goal it replaced (12) was; the insert (15) right after 14;
+    # the voided steal (18) and the void (19) are gone.
+    assert seqs[:14] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15] and not {12, 18, 19} & set(seqs)
+    tl = {item["seq"]: item for item in r["timeline"]}
+    assert tl[13]["type"] == "goal" and tl[13]["player"] == 5 and tl[13]["score"] == {"home": 0, "away": 1}
+    assert tl[13]["correction"] == {"kind": "amend", "of": 12, "reason": AMEND_REASON}
+    assert f"corrected, replaces #12: {AMEND_REASON}" in tl[13]["text"]["en"]
+    assert tl[15]["type"] == "shot_missed" and tl[15]["correction"] == {"kind": "insert", "after": 14, "reason": INSERT_REASON}
+    # The statistics count the corrected events: the goal is #5's, the missed shot #2's.
+    assert (_row(r, "away", 5)["goals"], _row(r, "away", 4)["goals"], _row(r, "home", 2)["shots_missed"]) == (1, 0, 1)
+    assert r["charts"]["score"] == [
+        {"seq": 13, "period": 1, "at_ms": 200_000, "team": "away", "player": 5, "score": {"home": 0, "away": 1}}
+    ]
+    audit = [(a["kind"], a["seq"], a["type"], a.get("voided_by"), a["reason"]) for a in r["audit"]]
+    assert audit == [
+        ("amend", 12, "goal", 13, AMEND_REASON),
+        ("insert", 15, "shot_missed", None, INSERT_REASON),
+        ("void", 18, "steal", 19, VOID_REASON),
+        ("reopen", 29, "reopen", None, REOPEN_REASON),
+    ]
+    amend = r["audit"][0]
+    assert amend["text"]["en"] == "Goal: Tsinghua 清华 #4 Dana Zhou" and amend["by"] == "assistant2"
+    assert amend["replacement"]["seq"] == 13 and "#5 Eli Sun" in amend["replacement"]["text"]["en"]
+    assert r["audit"][1]["after"] == 14 and r["audit"][1]["text"]["en"] == "Missed shot: 人大 Renmin #2 王芳"
+    # The page lists them, each with its reason.
+    root = _html(client, match_day)
+    section = _by_id(root, "audit")
+    kinds = [(e.get("data-kind"), e.get("data-seq")) for e in section.iter("tr") if e.get("data-kind")]
+    assert kinds == [("amend", "12"), ("insert", "15"), ("void", "18"), ("reopen", "29")]
+    reasons = {e.get("data-reason-for"): _text(e) for e in section.iter("tr") if e.get("data-reason-for")}
+    assert reasons["12"].endswith(AMEND_REASON) and reasons["15"].endswith(INSERT_REASON) and reasons["18"].endswith(VOID_REASON)
+    replaced = next(e for e in section.iter("tr") if e.get("data-seq") == "12")
+    assert "Replaced by / 更正为 #13" in _text(replaced)
+
+
+def test_M6_report_is_final_only_once_the_referee_has_signed_and_provisional_again_when_reopened(
+    client: FlaskClient, clock: FakeClock, tmp_path: Path
+) -> None:
+    g = MatchDay(client, clock)
+    g.play(upto=27)  # finished, confirmed, the away captain signed: not the referee
+    m = g.json()["match"]
+    assert (m["phase"], m["status"], m["provisional_because"], m["locked"]) == ("finished", "provisional", "unsigned", False)
+    banner = _by_id(_html(client, g, lang="en"), "provisional")
+    assert _text(banner) == "PROVISIONAL — not yet signed by the referee"
+    rows = list(csv.DictReader(io.StringIO(_get(client, g, ".csv", lang="en").get_data().decode("utf-8-sig"))))
+    assert {line["Status"] for line in rows} == {"provisional"}
+
+    g.play(28, upto=28)
+    g2 = g.json()
+    assert (g2["match"]["status"], g2["match"]["locked"]) == ("final", True)
+
+    g.play(29, upto=29)
+    r = g.json()
+    assert (r["match"]["status"], r["match"]["provisional_because"], r["match"]["locked"]) == ("provisional", "reopened", False)
+    assert r["sheet"]["signatures"] == []  # cleared: the sheet is signed again …
+    cleared = r["sheet"]["reopened"][0]["cleared"]
+    assert [(c["as"], c["name"]) for c in cleared] == [
+        ("away_captain", "Alex Chen"),
+        ("referee", "Ref One 裁判一"),
+    ]  # … the audit keeps them
+    assert (
+        _text(_by_id(_html(client, g, lang="en"), "provisional")) == "PROVISIONAL — reopened by the organiser, to be signed again"
+    )
+
+    g.play(30)
+    r = g.json()
+    assert r["match"]["status"] == "final" and r["match"]["provisional_because"] is None
+    # The signatures that stand: role, name, time (the match's zone) and the drawing.
+    sigs = [(s["as"], s["name"], s["seq"], s["image"] is not None) for s in r["sheet"]["signatures"]]
+    assert sigs == [("referee", "Ref One 裁判一", 31, True), ("home_captain", "李华", 30, False)]
+    assert r["sheet"]["signatures"][0]["at"] == _iso_utc(clock.now)
+    assert [(c["period"], c["seq"]) for c in r["sheet"]["confirmations"]] == [(1, 24), (2, 25)]
+    assert r["timeline"][-1]["fields"]["signature"] is True  # the drawing is in the sheet only
+
+    root = _html(client, g, lang="en")
+    sheet = _by_id(root, "sheet")
+    signed = {e.get("data-as"): e for e in sheet.iter("tr") if e.get("data-as")}
+    assert set(signed) == {"referee", "home_captain"}
+    cells = [_text(c) for c in signed["referee"].iter("td")]
+    assert cells[:3] == ["Referee", "Ref One 裁判一", _iso_utc(clock.now).replace("T", " ")]
+    images = [e for e in signed["referee"].iter("img")]
+    assert len(images) == 1 and images[0].get("src") == signature_png(80, 24)
+    assert not list(signed["home_captain"].iter("img"))
+    assert [e.get("data-period") for e in sheet.iter("li")] == ["1", "2"]
+
+    pdf = _get(client, g, ".pdf", lang="en").data
+    text = _pdftotext(pdf, tmp_path)
+    assert "PROVISIONAL" not in text and "Ref One 裁判一" in text and "Signatures" in text
+    path = tmp_path / "signed.pdf"
+    path.write_bytes(pdf)
+    listing = subprocess.run(["pdfimages", "-list", str(path)], capture_output=True, check=True, text=True).stdout
+    assert [ln.split()[3:5] for ln in listing.splitlines()[2:]] == [["80", "24"]]  # the referee's drawing, drawn
+
+
+def _iso_utc(ms: int) -> str:
+    """A server time in the test machine's zone (the demo match has no ``starts_at``)."""
+    from datetime import datetime
+
+    return datetime.fromtimestamp(ms / 1000).astimezone().isoformat(timespec="seconds")
+
+
+def test_M7_referees_report_prints_notes_with_what_they_are_about_and_card_reasons(
+    client: FlaskClient, match_day: MatchDay
+) -> None:
+    rr = match_day.json()["referee_report"]
+    notes = [(n["seq"], n["by"], n["text"], n["about"] and n["about"]["seq"], n["about_player"], n["code"]) for n in rr["notes"]]
+    assert notes == [
+        (16, "assistant2", ABOUT_GOAL, 12, None, None),
+        (17, "referee", "Warned for fouls / 多次犯规警告", None, "人大 Renmin #33 张伟", "persistent_fouls"),
+        (26, "scorer", MATCH_NOTE, None, None, None),
+    ]
+    about = rr["notes"][0]["about"]  # the goal as logged, since replaced by seq 13
+    assert about["status"] == "replaced" and about["text"]["en"] == "Goal: Tsinghua 清华 #4 Dana Zhou"
+    assert rr["notes"][1]["code_label"] == {"en": "Persistent fouls", "zh": "屡次犯规"}
+    cards = [(c["seq"], c["player"], c["player_now"], c["color"], c["second_yellow"], c["sent_off"]) for c in rr["cards"]]
+    assert cards == [(5, 3, 33, "yellow", False, False), (8, 33, 33, "yellow", True, True)]
+    assert rr["cards"][0]["reason"] == {
+        "code": "dangerous_play",
+        "label": {"en": "Dangerous play", "zh": "危险动作"},
+        "text": DANGEROUS["text"],
+    }
+    assert rr["cards"][1]["reason"] is None
+
+    for lang, code, about_goal, about_match in (
+        ("en", "Dangerous play", "About: #12 Goal: Tsinghua 清华 #4 Dana Zhou (replaced)", "About: the match"),
+        ("zh", "危险动作", "关于: #12 进球：Tsinghua 清华 #4 Dana Zhou (已更正)", "关于: 本场比赛"),
+    ):
+        section = _by_id(_html(client, match_day, lang=lang), "referee-report")
+        items = {e.get("data-seq"): _text(e) for e in section.iter("li")}
+        assert about_goal in items["16"] and ABOUT_GOAL in items["16"]
+        assert about_match in items["26"] and MATCH_NOTE in items["26"]
+        reasons = {
+            e.get("data-seq"): _text(c) for e in section.iter("tr") for c in e.iter("td") if c.get("data-field") == "reason"
+        }
+        assert reasons == {"5": f"{code}: {DANGEROUS['text']}", "8": "—"}
+
+
+def test_M7_card_reason_in_the_golden_match(client: FlaskClient, golden: Golden) -> None:
+    r = _get(client, golden, ".json").get_json()
+    (card,) = [c for c in r["referee_report"]["cards"] if c["seq"] == 59]
+    assert card["reason"]["label"] == {"en": "Dissent by word or action", "zh": "以言语或行动表示异议"}
+    assert card["reason"]["text"] == DISSENT
+    (note,) = r["referee_report"]["notes"]
+    assert note["about"]["seq"] == 6 and note["about"]["status"] == "stands" and note["by"] == "assistant1"
+    assert note["official"] == "Ann Lee" and note["code_label"]["zh"] == "屡次犯规"
+
+
+def test_M8_second_yellow_reads_sent_off_and_fouls_per_player_match_the_state(client: FlaskClient, match_day: MatchDay) -> None:
+    r = match_day.json()
+    tl = {item["seq"]: item for item in r["timeline"]}
+    assert "second yellow → sent off" in tl[8]["text"]["en"] and "第二张黄牌 → 罚下" in tl[8]["text"]["zh"]
+    assert "his foul no. 2" in tl[8]["text"]["en"] and "foul no." not in tl[5]["text"]["en"]
+    assert [(c["seq"], c["off"], c["reason"]) for c in r["lineups"]["home"]["changes"] if c["off"] is not None] == [
+        (8, 33, "second_yellow")
+    ]
+    # Fouls per player: the report's count is the engine's (M8), the renumbered player's included.
+    state = match_day.m.state()
+    for team in ("home", "away"):
+        fouls = {str(p["number"]): p["fouls"] for p in r["stats"]["players"][team] if p["fouls"]}
+        assert fouls == state["teams"][team]["fouls"], team
+    section = _by_id(_html(client, match_day, lang="en"), "referee-report")
+    row = next(e for e in section.iter("tr") if e.get("data-seq") == "8")
+    assert row.get("data-second-yellow") == "yes" and "second yellow → sent off" in _text(row)
+    lineups = _by_id(_html(client, match_day, lang="zh"), "lineups")
+    change = next(e for e in lineups.iter("tr") if e.get("data-seq") == "8")
+    assert "第二张黄牌 → 罚下" in _text(change)
+
+
+def test_D82_csv_rows_carry_match_id_date_teams_and_score_so_csvs_of_several_matches_merge(
+    client: FlaskClient, golden: Golden, match_day: MatchDay
+) -> None:
+    merged: list[dict[str, str]] = []
+    for g in (golden, match_day):
+        merged += csv.DictReader(io.StringIO(_get(client, g, ".csv", lang="en").get_data().decode("utf-8-sig")))
+    assert list(merged[0])[:7] == ["Match", "Date", "Home", "Away", "Score", "Shootout", "Side"]
+    by_match: dict[str, set[tuple[str, ...]]] = {}
+    for line in merged:
+        by_match.setdefault(line["Match"], set()).add((line["Date"], line["Home"], line["Away"], line["Score"], line["Shootout"]))
+    assert by_match == {
+        golden.m.id: {("2026-12-05", HOME_TEAM, AWAY_TEAM, "2–2", "4–1")},
+        match_day.m.id: {(_iso_utc(match_day.clock.now)[:10], "人大 Renmin", "Tsinghua 清华", "0–1", "")},
+    }
+    assert len(merged) == 14 + 21
+    goals = {(line["Match"], line["Side"], line["No."]): line["Goals"] for line in merged if line["Goals"] != "0"}
+    assert goals == {
+        (golden.m.id, "home", "3"): "1",
+        (golden.m.id, "home", "5"): "1",
+        (golden.m.id, "away", "2"): "1",
+        (golden.m.id, "away", "5"): "1",
+        (match_day.m.id, "away", "5"): "1",
+    }
+
+
+def test_D83_report_times_are_in_the_match_zone_never_bare_utc(client: FlaskClient, golden: Golden) -> None:
+    r = _get(client, golden, ".json").get_json()
+    m = r["match"]
+    stamps = [m["kicked_off_at"], m["ended_at"], m["generated_at"], m["created_at"]]
+    stamps += [t["received_at"] for t in r["timeline"]]
+    stamps += [s["at"] for s in r["sheet"]["signatures"]] + [a["received_at"] for a in r["audit"]]
+    assert stamps and all(s.endswith("+08:00") for s in stamps), [s for s in stamps if not s.endswith("+08:00")]
+    assert m["timezone"] == "UTC+08:00"
+    page = _text(_by_id(_html(client, golden, lang="en"), "result"))
+    assert "(UTC+08:00)" in page
+
+
+def test_D83_without_starts_at_report_times_use_the_servers_local_zone(
+    client: FlaskClient, match: MatchDriver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/Sao_Paulo")  # UTC−03:00, no summer time since 2019
+    time.tzset()
+    try:
+        match.kickoff()
+        r = client.get(f"/matches/{match.id}/report.json").get_json()
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    m = r["match"]
+    assert m["starts_at"] is None and m["timezone"] == "UTC-03:00"
+    assert m["kicked_off_at"].endswith("-03:00") and m["generated_at"].endswith("-03:00")
+    assert all(t["received_at"].endswith("-03:00") for t in r["timeline"])
+
+
+# -- the report kept per match and seq (issue 15) ------------------------------------------------
+
+
+def test_report_is_kept_per_seq_and_rebuilt_after_every_new_row_a_correction_too(
+    app: Any, client: FlaskClient, match: MatchDriver
+) -> None:
+    match.kickoff()
+    match.take()
+    match.post({"type": "steal", "team": "away", "player": 2})
+    cache = app.extensions.get("qalisball_reports")
+    builds = cache.builds if cache else 0
+    first = client.get(f"/matches/{match.id}/report.json").get_json()
+    client.get(f"/matches/{match.id}/report").get_data()
+    client.get(f"/matches/{match.id}/report.csv").get_data()
+    cache = app.extensions["qalisball_reports"]
+    assert cache.builds == builds + 1  # one build for three formats
+    steal = first["timeline"][-1]
+    assert steal["player"] == 2
+    match.post({"type": "amend", "target": steal["seq"], "event": {"type": "steal", "team": "away", "player": 3}, "reason": "#3"})
+    again = client.get(f"/matches/{match.id}/report.json").get_json()
+    assert cache.builds == builds + 2 and again["match"]["seq"] == first["match"]["seq"] + 1
+    assert again["timeline"][-1]["player"] == 3 and again["audit"][0]["kind"] == "amend"
+
+
+def test_kept_report_of_a_half_in_play_still_counts_minutes_up_to_now(app: Any, client: FlaskClient, match: MatchDriver) -> None:
+    match.kickoff()
+    match.take()
+    one = client.get(f"/matches/{match.id}/report.json").get_json()
+    match.clock.advance(10_000)
+    two = client.get(f"/matches/{match.id}/report.json").get_json()
+    assert app.extensions["qalisball_reports"].builds == 1 and one["match"]["seq"] == two["match"]["seq"]
+    p1, p2 = one["lineups"]["home"]["players"][0], two["lineups"]["home"]["players"][0]
+    assert p2["played_ms"] == p1["played_ms"] + 10_000 and p2["intervals"][-1]["ongoing"] is True
+    assert _row(two, "home", 1)["played_ms"] == p2["played_ms"]
+    assert two["match"]["generated_at"] != one["match"]["generated_at"]
+
+
+def test_pdf_worker_that_died_is_replaced(client: FlaskClient, match: MatchDriver, tmp_path: Path) -> None:
+    from qalisball.reports import render
+
+    match.kickoff()
+    assert client.get(f"/matches/{match.id}/report.pdf").status_code == 200
+    with render._idle_lock:
+        workers = list(render._idle)
+    assert workers, "the worker is kept for the next PDF"
+    for w in workers:
+        w.proc.kill()
+        w.proc.wait()
+    match.take()  # a new seq: not the kept PDF
+    r = client.get(f"/matches/{match.id}/report.pdf")
+    assert r.status_code == 200 and "人大 Renmin" in _pdftotext(r.data, tmp_path)

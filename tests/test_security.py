@@ -801,9 +801,11 @@ def test_D51_csv_cells_starting_with_a_formula_character_are_escaped(client: Fla
     rows = list(csvlib.reader(io.StringIO(text.lstrip("\ufeff"))))
     cells = [c for row in rows for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], "no cell starts a formula"
-    home = [r for r in rows[1:] if r[0] == "home"]
-    assert home[0][1] == '\'=HYPERLINK("http://evil.example","Renmin")'
-    assert [r[3] for r in home[:6]] == ["'=1+1", "'+SUM(A1)", "'-2+3", "'@cmd", "Li Hua", "'- dash"]
+    off = next(i for i, h in enumerate(rows[0]) if h.startswith("Side"))  # after the match's own columns (M-CSV)
+    home = [r for r in rows[1:] if r[off] == "home"]
+    assert home[0][off + 1] == '\'=HYPERLINK("http://evil.example","Renmin")'
+    assert [r[off + 3] for r in home[:6]] == ["'=1+1", "'+SUM(A1)", "'-2+3", "'@cmd", "Li Hua", "'- dash"]
+    assert home[0][rows[0].index(next(h for h in rows[0] if h.startswith("Home")))].startswith("'=HYPERLINK")
     from qalisball.reports.render import csv_safe
 
     assert [csv_safe(v) for v in ("\tx", "\rx", -3, 2.5, None, "a=b")] == ["'\tx", "'\rx", -3, 2.5, None, "a=b"]

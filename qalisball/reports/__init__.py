@@ -3,7 +3,11 @@
 ``/matches/<id>/report`` (HTML, printable on A4), ``.pdf`` (WeasyPrint from that same HTML), ``.csv``
 (one row per player) and ``.json`` (everything; docs/reports.md). Labels are English and Chinese side
 by side, or one language with ``?lang=en`` / ``?lang=zh``. Reports exist during the match too, marked
-provisional; they are final once the match is finished or abandoned.
+provisional; they are final once the main referee has signed the score sheet (SPEC M6).
+
+The report's data is kept per match and seq (``ReportCache``): the log only grows, and every new row
+(a correction too) changes the seq, so a kept report is never stale. What depends on the time now
+(minutes of a half being played, "generated at") is redone on every request (``stats.finish``).
 """
 
 from __future__ import annotations
@@ -16,17 +20,88 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import force_locale, gettext
 
 from ..integrity import Damage
-from ..service import NotFound
+from ..service import Match, NotFound
 from ..web import service
 from . import render
-from .stats import FINAL_PHASES, build_report
+from .stats import Core, build_core, finish
 
 bp = Blueprint("reports", __name__)
 
-# PDFs of final reports, by (match, seq, lang): a final report only changes with a new event.
-_PDF_CACHE: OrderedDict[tuple[str, int, str | None], bytes] = OrderedDict()
-_PDF_CACHE_SIZE = 32
-_pdf_lock = threading.Lock()
+# Matches whose report data is kept, and PDFs kept, per server process (least recently used out).
+CACHED_MATCHES = 8
+CACHED_PDFS = 32
+
+
+class ReportCache:
+    """Report data per match at its last seq, and PDFs per (match, seq, language).
+
+    A report is built at most once per seq: concurrent requests for the same match wait for the
+    one that builds it (a lock per match), and requests for other matches do not wait at all.
+    """
+
+    def __init__(self) -> None:
+        self._cores: OrderedDict[str, Core] = OrderedDict()
+        self._pdfs: OrderedDict[tuple[str, int, str | None], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+        self.builds = 0  # how many times a report was built (tests, benchmarks)
+
+    def core(self, m: Match) -> Core:
+        log = m.log  # the service replaces the list on every event: this is a consistent snapshot
+        seq = log[-1].seq if log else 0
+        core = self._get(m.id, seq)
+        if core is not None:
+            return core
+        with self._lock:
+            building = self._building.setdefault(m.id, threading.Lock())
+        with building:
+            core = self._get(m.id, seq)  # built meanwhile by the request we waited for
+            if core is None:
+                core = build_core(m.id, m.data, m.setup, log, created_at=m.created_at)
+                self.builds += 1
+                with self._lock:
+                    old = self._cores.get(m.id)
+                    if old is None or old.seq <= seq:
+                        self._cores[m.id] = core
+                        self._cores.move_to_end(m.id)
+                    while len(self._cores) > CACHED_MATCHES:
+                        self._cores.popitem(last=False)
+        return core
+
+    def _get(self, match_id: str, seq: int) -> Core | None:
+        with self._lock:
+            core = self._cores.get(match_id)
+            if core is None or core.seq != seq:
+                return None
+            self._cores.move_to_end(match_id)
+            return core
+
+    def pdf(self, key: tuple[str, int, str | None]) -> bytes | None:
+        with self._lock:
+            data = self._pdfs.get(key)
+            if data is not None:
+                self._pdfs.move_to_end(key)
+            return data
+
+    def keep_pdf(self, key: tuple[str, int, str | None], data: bytes) -> None:
+        with self._lock:
+            self._pdfs[key] = data
+            while len(self._pdfs) > CACHED_PDFS:
+                self._pdfs.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cores.clear()
+            self._pdfs.clear()
+
+
+def cache() -> ReportCache:
+    """This app's report cache (one per app: tests make many apps)."""
+    found = current_app.extensions.get("qalisball_reports")
+    if found is None:
+        found = current_app.extensions.setdefault("qalisball_reports", ReportCache())
+    assert isinstance(found, ReportCache)
+    return found
 
 
 def _lang() -> str | None:
@@ -34,14 +109,17 @@ def _lang() -> str | None:
     return lang if lang in ("en", "zh") else None
 
 
+def report_core(match_id: str) -> Core:
+    return cache().core(service().get(match_id))
+
+
 def report_for(match_id: str) -> dict[str, Any]:
     """The report data of a match, from its event log as it is now."""
     svc = service()
     m = svc.get(match_id)
-    log = m.log  # the service replaces the list on every event: this is a consistent snapshot
-    report = build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
+    report = finish(report_core(match_id), svc.clock())
     # The head of the log's hash chain: a signed sheet that names it can be checked against the log (issue 14).
-    report["match"]["log_hash"] = (log[-1].hash if log else None) or m.head
+    report["match"]["log_hash"] = (m.log[-1].hash if m.log else None) or m.head
     damage = svc.damage(m)
     report["match"]["damaged"] = None if damage is None else {"en": damage.message, "zh": _in_chinese(damage)}
     return report
@@ -62,6 +140,7 @@ def _not_found(exc: NotFound) -> tuple[Response, int]:
 @bp.get("/matches/<match_id>/report")
 def report_html(match_id: str) -> Response:
     page = render.html(report_for(match_id), _lang())
+    render.prewarm()  # the page's reader often asks for the PDF next
     return Response(page, mimetype="text/html")
 
 
@@ -83,24 +162,20 @@ def report_csv(match_id: str) -> Response:
 @bp.get("/matches/<match_id>/report.pdf")
 def report_pdf(match_id: str) -> Response:
     lang = _lang()
-    m = service().get(match_id)
-    # A finished (or abandoned) match's report changes only with a new event: cache its PDF by seq.
-    final = m.state is not None and m.state.phase in FINAL_PHASES
-    key = (match_id, m.seq, lang)
-    data = _PDF_CACHE.get(key) if final else None
+    core = report_core(match_id)
+    # The PDF changes only with a new event, unless a half is being played (minutes count up).
+    key = (match_id, core.seq, lang)
+    store = cache()
+    data = None if core.live else store.pdf(key)
     if data is None:
-        report = report_for(match_id)
+        report = finish(core, service().clock())
         try:
-            data = render.pdf(render.html(report, lang))
+            data = render.pdf(render.html(report, lang, for_pdf=True))
         except render.PdfError as exc:
             current_app.logger.error("report PDF of match %s failed: %s", match_id, exc)
             return Response("The PDF could not be made; try again / PDF 生成失败，请重试\n", 503, mimetype="text/plain")
-        if final and report["match"]["seq"] == key[1]:
-            with _pdf_lock:
-                _PDF_CACHE[key] = data
-                while len(_PDF_CACHE) > _PDF_CACHE_SIZE:
-                    _PDF_CACHE.popitem(last=False)
-    status = "final" if final else "provisional"
+        if not core.live:
+            store.keep_pdf(key, data)
     resp = Response(data, mimetype="application/pdf")
-    resp.headers["Content-Disposition"] = f'inline; filename="qalisball-{match_id}-{status}.pdf"'
+    resp.headers["Content-Disposition"] = f'inline; filename="qalisball-{match_id}-{core.report["match"]["status"]}.pdf"'
     return resp

@@ -6,17 +6,29 @@ asks for one. Chinese terms follow the rule book 2.0 (rules/qalisball-v2.0.zh.tx
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from .. import i18n
 from ..rules import catalogue
+from ..rules.catalogue import MISCONDUCT_CODES
 
 LANGS = ("en", "zh")
+# The misconduct codes' Chinese labels live with every other translation (the console shows them too).
+ZH_CATALOG = Path(__file__).resolve().parent.parent.parent / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
 
 LABELS: dict[str, tuple[str, str]] = {
     # Headings
     "report": ("Match report", "比赛报告"),
+    "formats": ("Download", "下载"),
     "provisional": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
+    "provisional_in_play": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
+    "provisional_unsigned": ("PROVISIONAL — not yet signed by the referee", "临时 — 主裁判尚未签字"),
+    "provisional_reopened": (
+        "PROVISIONAL — reopened by the organiser, to be signed again",
+        "临时 — 组织者已重新开启，须重新签字",
+    ),
     "final": ("Final", "正式"),
     "status_provisional": ("provisional", "临时"),
     "status_final": ("final", "正式"),
@@ -32,7 +44,48 @@ LABELS: dict[str, tuple[str, str]] = {
     "player_stats": ("Player statistics", "球员统计"),
     "team_stats": ("Team statistics", "球队统计"),
     "shootout": ("Penalty shootout", "罚球大战"),
-    "audit": ("Audit: voided events", "审计：被撤销的事件"),
+    "audit": ("Audit: corrections", "审计：更正记录"),
+    "sheet": ("Score sheet", "记分表"),
+    "confirmations": ("Score confirmed", "比分确认"),
+    "signatures": ("Signatures", "签字"),
+    "signed_as": ("Signed as", "签字身份"),
+    "signed_at": ("Signed at", "签字时间"),
+    "signature": ("Signature", "签名"),
+    "not_signed": ("not signed", "未签字"),
+    "locked": ("Locked: signed by the referee", "已锁定：主裁判已签字"),
+    "reopened": ("Reopened", "重新开启"),
+    "cleared_signatures": ("Signatures cleared", "已清除的签字"),
+    "referee_report": ("Referee's report", "裁判报告"),
+    "report_notes": ("Notes", "备注"),
+    "report_cards": ("Cards and their reasons", "出牌及原因"),
+    "about": ("About", "关于"),
+    "about_match": ("the match", "本场比赛"),
+    "note_by": ("Written by", "记录人"),
+    "card": ("Card", "牌"),
+    "card_yellow": ("Yellow card", "黄牌"),
+    "card_red": ("Red card", "红牌"),
+    "second_yellow": ("second yellow → sent off", "第二张黄牌 → 罚下"),
+    "sent_off": ("sent off", "罚下"),
+    "correction": ("Correction", "更正"),
+    "kind_void": ("voided", "撤销"),
+    "kind_amend": ("replaced", "更正"),
+    "kind_insert": ("added later", "补记"),
+    "kind_reopen": ("reopened", "重新开启"),
+    "replaced_by": ("Replaced by", "更正为"),
+    "inserted_after": ("Added after", "补记于其后"),
+    "status_stands": ("stands", "有效"),
+    "status_voided": ("voided", "已撤销"),
+    "status_replaced": ("replaced", "已更正"),
+    "roster_changes": ("Roster changes", "名单变更"),
+    "roster_added": ("late player added", "补报球员"),
+    "roster_renumbered": ("shirt number changed", "更改号码"),
+    "roster_renamed": ("name corrected", "更正姓名"),
+    "period_1": ("first half", "上半场"),
+    "period_2": ("second half", "下半场"),
+    "period_shootout": ("shootout", "罚球大战"),
+    "timezone": ("Time zone", "时区"),
+    "home_captain": ("Home captain", "主队队长"),
+    "away_captain": ("Away captain", "客队队长"),
     "score_chart": ("Score over time", "比分变化"),
     "field_diagram": ("Where fouls, violations and free kicks happened", "犯规、违例与任意球位置"),
     "generated": ("Generated", "生成时间"),
@@ -57,6 +110,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "assistant1": ("Assistant referee 1", "助理裁判一"),
     "assistant2": ("Assistant referee 2", "助理裁判二"),
     "scorer": ("Scorer / timekeeper", "记分计时员"),
+    "organiser": ("Organiser", "组织者"),
     # Phases
     "scheduled": ("Before the match", "赛前"),
     "first_half": ("First half", "上半场"),
@@ -86,6 +140,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "sub_reason_substitution": ("substitution", "换人"),
     "sub_reason_injury": ("injury", "受伤"),
     "sub_reason_red_card": ("sent off", "红牌罚下"),
+    "sub_reason_second_yellow": ("second yellow → sent off", "第二张黄牌 → 罚下"),
     "yes": ("yes", "是"),
     # Timeline
     "seq": ("#", "序号"),
@@ -187,3 +242,20 @@ def text(pair: dict[str, str], lang: str | None = None) -> str:
 def both(key: str) -> dict[str, Any]:
     en, zh = pair(key)
     return {"en": en, "zh": zh}
+
+
+@cache
+def _zh_catalog() -> dict[str, str]:
+    from babel.messages.pofile import read_po
+
+    with ZH_CATALOG.open("rb") as f:
+        catalog = read_po(f)
+    return {str(m.id): str(m.string) for m in catalog if m.id and isinstance(m.id, str) and m.string}
+
+
+def misconduct_label(code: str) -> tuple[str, str]:
+    """A card reason's code (M7) in English and Chinese, from the catalogue and its translation."""
+    variant = next((v for v in MISCONDUCT_CODES if v.name == code), None)
+    if variant is None:
+        return code, code
+    return variant.label, _zh_catalog().get(variant.label, variant.label)

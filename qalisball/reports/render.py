@@ -6,11 +6,16 @@ page the browser shows, and a saved copy of the page keeps its look.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import csv
 import io
+import os
+import select
 import subprocess
 import sys
 import threading
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -59,8 +64,12 @@ def _css() -> str:
     return CSS_PATH.read_text(encoding="utf-8")
 
 
-def html(report: dict[str, Any], lang: str | None = None) -> str:
-    """The report page (needs a Flask app context for the template)."""
+def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False) -> str:
+    """The report page (needs a Flask app context for the template).
+
+    ``for_pdf``: the same page with the timeline as one block per event instead of a table, which
+    WeasyPrint lays out several times faster (bench/README.md); browsers get the table.
+    """
     return render_template(
         "report.html",
         r=report,
@@ -72,7 +81,7 @@ def html(report: dict[str, Any], lang: str | None = None) -> str:
         score_svg=Markup(score_chart_svg(report, lang)),
         field_svg=Markup(field_diagram_svg(report, lang)),
         kinds=VIOLATION_KINDS,
-        names={t: {p["number"]: p["name"] for p in report["lineups"][t]["players"]} for t in ("home", "away")},
+        for_pdf=for_pdf,
         ms_clock=_ms_clock,
         timeline_rows=_timeline_rows(report, lang),
         timeline_legend=_timeline_legend(lang),
@@ -86,27 +95,174 @@ class PdfError(Exception):
 # At most this many WeasyPrint processes at once (each takes a core and, for a long match, memory).
 _PDF_SLOTS = threading.BoundedSemaphore(2)
 PDF_TIMEOUT_S = 300
+# A worker is replaced after this many documents, or once it holds this much memory (an idle one holds
+# ~100 MB; after the PDF of a 2,000-event match ~280 MB, which Python does not give back), so that
+# whatever WeasyPrint keeps cannot pile up on the laptop at the field.
+RECYCLE_AFTER = 50
+RECYCLE_RSS_KB = 200_000
+
+
+class _WorkerGone(Exception):
+    """The worker process died, closed its pipe or did not answer in time."""
+
+
+class _Worker:
+    """One ``pdf_worker.py --serve`` process: WeasyPrint imported and its fonts loaded, kept between PDFs."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # WeasyPrint's warnings go to the server's log
+            close_fds=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.inp, self.out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        # Non-blocking pipes driven by select: under gevent (select patched) waiting yields to the
+        # server's other greenlets instead of stalling the hub for seconds.
+        os.set_blocking(self.inp, False)
+        os.set_blocking(self.out, False)
+        self.served = 0
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def rss_kb(self) -> int:
+        """Resident memory (Linux; 0 where /proc does not say)."""
+        try:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return 0
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def render(self, page: bytes, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        self._write(len(page).to_bytes(4, "big") + page, deadline)
+        head = self._read(5, deadline)
+        body = self._read(int.from_bytes(head[1:], "big"), deadline)
+        self.served += 1
+        if head[:1] == b"P":
+            return body
+        raise PdfError(body.decode("utf-8", "replace")[-2000:])
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            _wait(self.inp, deadline, write=True)
+            try:
+                n = os.write(self.inp, view)
+            except BlockingIOError:
+                continue
+            except OSError as exc:  # broken pipe: the worker is gone
+                raise _WorkerGone(str(exc)) from exc
+            view = view[n:]
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        while n:
+            _wait(self.out, deadline, write=False)
+            try:
+                chunk = os.read(self.out, min(n, 1 << 20))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise _WorkerGone("the PDF worker closed its output")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+def _wait(fd: int, deadline: float, write: bool) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _WorkerGone(f"WeasyPrint took longer than {PDF_TIMEOUT_S} s")
+    ready = select.select([], [fd], [], left) if write else select.select([fd], [], [], left)
+    if not (ready[1] if write else ready[0]):
+        raise _WorkerGone(f"WeasyPrint took longer than {PDF_TIMEOUT_S} s")
+
+
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+
+
+def _take_worker() -> _Worker:
+    with _idle_lock:
+        while _idle:
+            w = _idle.pop()
+            if w.alive():
+                return w
+            w.close()  # it left after its idle time
+    return _Worker()
+
+
+def _put_back(w: _Worker) -> None:
+    if w.served >= RECYCLE_AFTER or not w.alive() or w.rss_kb() > RECYCLE_RSS_KB:
+        w.close()
+        return
+    with _idle_lock:
+        _idle.append(w)
+
+
+def prewarm() -> None:
+    """Start a PDF worker now if none is waiting, so that a PDF asked for next finds WeasyPrint ready.
+
+    Called when someone opens a report page: the PDF button is usually next. Returns at once; the
+    worker loads WeasyPrint and its fonts by itself (about half a second of a core).
+    """
+    with _idle_lock:
+        if any(w.alive() for w in _idle):
+            return
+        try:
+            _idle.append(_Worker())
+        except OSError:  # no process to spare now: the PDF request will try again
+            return
+
+
+@atexit.register
+def close_workers() -> None:
+    """Stop the idle PDF workers (they also leave by themselves once the server's pipe closes)."""
+    with _idle_lock:
+        while _idle:
+            _idle.pop().close()
 
 
 def pdf(page: str) -> bytes:
     """The PDF of an HTML report page (A4, from the page's print stylesheet), made by WeasyPrint.
 
-    Rendered in a child process (pdf_worker.py): the server keeps answering meanwhile.
+    Rendered in a worker process (pdf_worker.py, kept between PDFs): the server keeps answering
+    meanwhile. A worker that dies or takes longer than ``PDF_TIMEOUT_S`` is killed and replaced.
     """
+    data = page.encode("utf-8")
     with _PDF_SLOTS:
+        w = _take_worker()
         try:
-            done = subprocess.run(
-                [sys.executable, str(WORKER)],
-                input=page.encode("utf-8"),
-                capture_output=True,
-                timeout=PDF_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise PdfError(f"WeasyPrint took longer than {PDF_TIMEOUT_S} s") from exc
-    if done.returncode != 0 or not done.stdout.startswith(b"%PDF-"):
-        raise PdfError(done.stderr.decode("utf-8", "replace")[-2000:])
-    return done.stdout
+            out = w.render(data, PDF_TIMEOUT_S)
+        except _WorkerGone as exc:
+            w.close()
+            raise PdfError(str(exc)) from exc
+        except PdfError:
+            _put_back(w)  # that document failed; the worker is fine
+            raise
+        except BaseException:
+            w.close()  # interrupted half-way: its pipe is in an unknown state
+            raise
+        _put_back(w)
+    if not out.startswith(b"%PDF-"):
+        raise PdfError("the PDF worker answered something that is not a PDF")
+    return out
 
 
 # A text cell that starts with one of these is a formula to a spreadsheet program (OWASP, "CSV injection").
@@ -146,7 +302,8 @@ def csv_text(report: dict[str, Any], lang: str | None = None) -> str:
     head[0] = pick("Side", "主/客", lang)
     head += [f"{label('violations', lang)}: {label(k, lang)}" for k in VIOLATION_KINDS]
     head += [label(k, lang) for _, k in CSV_TAIL]
-    w.writerow(head)
+    match_head, match_cells = _match_cells(report, lang)
+    w.writerow([*match_head, *head])
     status = label(f"status_{report['match']['status']}", lang)
     for team in ("home", "away"):
         team_name = report["teams"][team]["name"]
@@ -162,8 +319,34 @@ def csv_text(report: dict[str, Any], lang: str | None = None) -> str:
             line = [values[k] for k, _ in CSV_HEAD]
             line += [row["violations"][k] for k in VIOLATION_KINDS]
             line += [values[k] for k, _ in CSV_TAIL]
-            w.writerow(line)
+            w.writerow([*match_cells, *line])
     return out.getvalue()
+
+
+def _match_cells(report: dict[str, Any], lang: str | None) -> tuple[list[str], list[Any]]:
+    """The match on every CSV row (headers, values), so that several matches' CSVs can be merged (issue 11).
+
+    The score is written "2–2" with an en dash, which no spreadsheet program takes for a date.
+    """
+    m, res, teams = report["match"], report["result"], report["teams"]
+    so = res["shootout"]
+    head = [
+        pick("Match", "比赛编号", lang),
+        label("date", lang),
+        label("home", lang),
+        label("away", lang),
+        label("score", lang),
+        label("shootout_score", lang),
+    ]
+    cells = [
+        m["id"],
+        m["date"] or "",
+        teams["home"]["name"],
+        teams["away"]["name"],
+        f"{res['score']['home']}–{res['score']['away']}",
+        f"{so['home']}–{so['away']}" if so else "",
+    ]
+    return head, cells
 
 
 # Short codes for the timeline's columns (a legend above the table explains them).
@@ -181,6 +364,7 @@ _ROLE_CODE = {
     "assistant1": ("A1", "助裁一"),
     "assistant2": ("A2", "助裁二"),
     "scorer": ("S", "记分"),
+    "organiser": ("O", "组织者"),
 }
 
 
@@ -219,6 +403,7 @@ def _timeline_rows(report: dict[str, Any], lang: str | None) -> list[dict[str, A
                 "by": _code(_ROLE_CODE.get(item["by"], (item["by"], item["by"])), lang),
                 "restart": restart,
                 "score": f"{item['score']['home']}–{item['score']['away']}",
+                "correction": (item.get("correction") or {}).get("kind"),
             }
         )
     return rows
