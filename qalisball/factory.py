@@ -74,6 +74,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(reports.bp)
     competition_api.init_app(app, socketio)  # teams, officials, competitions: API, pages, live room
+    from . import screens
+
+    screens.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
     return app
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlite_utils
 
-from . import competition_store
+from . import competition_store, screen_store
 
 # A write waits at most this long for another connection's lock before answering 503 (seconds).
 BUSY_TIMEOUT_S = 2.0
@@ -122,8 +122,9 @@ def _m1(db: sqlite_utils.Database) -> None:
 
 # Numbered migrations, applied once each in number order. Numbers are reserved per piece of work so
 # that branches developed side by side never take the same one: 2 the log's hash chain (issue 14),
-# 3 competitions (issue 12), 4 and up the match day (issue 11).
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _m1, 3: competition_store.migrate}
+# 3 competitions (issue 12), 4 and up the match day (issue 11) except 5: venue screens, images
+# and team logos (issue 13).
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _m1, 3: competition_store.migrate, 5: screen_store.migrate}
 
 
 class Store:

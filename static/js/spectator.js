@@ -1,4 +1,5 @@
-/* The spectator's phone: score, clock, phase and the timeline (goals, cards, substitutions), live. */
+/* The spectator's phone: score, clock, phase, the pending restart and why it was given, and the
+ * timeline (goals, cards, substitutions, half markers, a "paused" sign), live. */
 (function () {
   "use strict";
   var state = Q.data.state;
@@ -24,24 +25,52 @@
         (e.taker !== undefined ? " " + Q.esc(Q.player(e.team, e.taker)) + " · " + Q.esc(Q.fmt(Q.T.points, { n: e.points })) : "") +
         " · " + Q.esc(e.scored ? Q.T.scored : Q.T.missed);
     } else if (e.type === "period_start") {
-      what = "▶ " + Q.esc(Q.T.half_started);
+      what = "▶ " + Q.esc(halfWords(e.half, Q.T.half_begins, Q.T.half_started));
     } else if (e.type === "period_end") {
-      what = "■ " + Q.esc(Q.T.half_ended);
+      what = "■ " + Q.esc(halfWords(e.half, Q.T.half_ends, Q.T.half_ended));
     } else if (e.type === "abandon") {
       what = Q.esc(Q.V.phase.abandoned) + ": " + Q.esc(e.reason);
     } else {
       what = Q.esc(Q.V.event[e.type] || e.type);
     }
-    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.color || e.card) : "");
-    return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
+    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.color || e.card) : "") +
+      (e.half ? " tl-half" : "");
+    return '<li class="' + cls + '" data-seq="' + e.seq + '"' + (e.half ? ' data-half="' + e.half + '"' : "") + '><span class="tl-time">' +
       (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what">' + what + "</span></li>";
   }
+
+  /* "1st half begins": the half markers of the timeline. */
+  function halfWords(half, template, plain) {
+    if (half !== 1 && half !== 2) return plain;
+    return Q.fmt(template, { half: Q.V.phase[half === 1 ? "first_half" : "second_half"] });
+  }
+  /* Which half a period_start or period_end of the log begins or ends (counted in the list shown). */
+  function numberHalves(entries) {
+    var half = 0;
+    entries.forEach(function (e) {
+      if (e.type === "period_start") half += 1;
+      if (e.type === "period_start" || e.type === "period_end") e.half = half;
+    });
+  }
+  function halvesShown() { return Q.$("timeline").querySelectorAll('.tl-period_start').length; }
 
   function draw() {
     var s = state;
     Q.drawHeader(s);
     document.title = s.teams.home.name + " " + s.score.home + "–" + s.score.away + " " + s.teams.away.name;
+    Q.show("clock", !(s.phase === "scheduled" && Q.data.starts));
+    tick();
+  }
+  /* The clock, and whether it is paused (beside the clock and on top of the timeline). */
+  function tick() {
+    if (Q.stale) return; // stale data: the clock stops where it was (common.js says why)
+    var s = state;
     Q.setText("clock", Q.clockText(s));
+    var paused = Q.isHalf(s) && !s.clock.running && !Q.timeUp(s);
+    Q.$("clock").classList.toggle("paused", paused);
+    Q.show("paused", paused);
+    Q.show("tl-paused", paused);
+    if (paused) Q.setText("tl-paused-text", Q.fmt(Q.T.paused_at, { time: Q.clockText(s) }));
   }
 
   var logSeq = state.seq; // the last log entry this page has seen
@@ -66,6 +95,8 @@
     } else if (e.type === "shootout_kick") {
       pendingKicks.push(e);
     } else if (onTimeline(e) && !list.querySelector('[data-seq="' + e.seq + '"]')) {
+      if (e.type === "period_start") e.half = halvesShown() + 1;
+      if (e.type === "period_end") e.half = halvesShown();
       list.insertAdjacentHTML("afterbegin", item(e));
     }
     Q.show("timeline-empty", !list.children.length);
@@ -82,6 +113,7 @@
         if (!log) return;
         if (log.length) logSeq = Math.max(logSeq, log[log.length - 1].seq);
         var shown = log.filter(function (e) { return e.voided_by === null && onTimeline(e); });
+        numberHalves(shown);
         annotateKicks(shown.filter(function (e) { return e.type === "shootout_kick"; }), state);
         var html = shown.reverse().map(item).join("");
         Q.setHtml("timeline", html);
@@ -107,5 +139,5 @@
     event: onEvent,
   });
   draw();
-  Q.tick(function () { Q.setText("clock", Q.clockText(state)); });
+  Q.tick(tick);
 })();
