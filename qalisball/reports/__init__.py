@@ -37,7 +37,12 @@ def report_for(match_id: str) -> dict[str, Any]:
     svc = service()
     m = svc.get(match_id)
     log = m.log  # the service replaces the list on every event: this is a consistent snapshot
-    return build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
+    report = build_report(m.id, m.data, m.setup, log, now=svc.clock(), created_at=m.created_at)
+    from ..screens import screens  # the teams' logos, uploaded once per team name (issue 13)
+
+    for team in report["teams"].values():
+        team["logo"] = screens().logo_url(team["name"])
+    return report
 
 
 @bp.errorhandler(NotFound)
