@@ -193,7 +193,6 @@ def _common(m: Match) -> dict[str, Any]:
 # Sentences the public screens' scripts show after the first render (scoreboard, overlays, phone,
 # line-ups, venue screens). Placeholders are {name}, filled in by common.js's fmt().
 _SCREEN_JS = {
-    "connection_lost": _l("Connection lost — last update {time}"),
     "why_rule": _l("{reason} ({rule})"),
     "why_sep": _l("; "),
     "moved_3m": _l("moved 3 m out of the area (10.8)"),

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ADMIN, PHONE, SCREEN, Devices, Server, shot, start_server, stop_server
 from tests.browser.screen_states import kicked_off
+from tests.browser.test_competition_pages import _competition
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +24,10 @@ HALF_MS = 30 * 60_000
 # one reed of a horn (common.js's Q.horn starts three at once).
 AUDIO_SPY = """
 window.__reeds = [];
-class FakeParam { constructor() { this.value = 0; } setValueAtTime() {} exponentialRampToValueAtTime() {} linearRampToValueAtTime() {} }
+class FakeParam {
+  constructor() { this.value = 0; }
+  setValueAtTime() {} exponentialRampToValueAtTime() {} linearRampToValueAtTime() {}
+}
 class FakeNode {
   constructor(kind) { this.kind = kind; this.frequency = new FakeParam(); this.gain = new FakeParam(); this.type = ""; }
   connect() {} disconnect() {}
@@ -150,18 +154,20 @@ def test_every_public_screen_says_connection_lost_within_5_s_and_the_tv_stops_ti
         "phone": f"/matches/{match_id}?lang=en",
         "lineups": f"/matches/{match_id}/lineups?lang=zh",
         "venue screen": "/screens/hall?lang=en",
+        "competition screen": f"/competitions/{_competition(srv, 'Stale Cup')[0]}/screen?lang=en",
     }
+    line = {name: "#net" if name.startswith("competition") else "#conn" for name in pages}
     opened = {}
     for name, path in pages.items():
         page = devices.open("/", viewport=PHONE if name == "phone" else SCREEN)
         page.goto(base + path)
-        expect(page.locator("#conn")).to_be_hidden()
+        expect(page.locator(line[name])).to_be_hidden()
         opened[name] = page
     tv = opened["scoreboard"]
     expect(tv.locator("#clock")).not_to_have_text("00:00")  # ticking
     stop_server(srv)
     for name, page in opened.items():
-        conn = page.locator("#conn")
+        conn = page.locator(line[name])
         expect(conn, name).to_be_visible(timeout=5_000)
         words = "连接中断——最后更新" if name == "lineups" else "Connection lost — last update"
         expect(conn, name).to_have_text(re.compile(re.escape(words) + r" ?\d\d:\d\d:\d\d$"))
