@@ -25,14 +25,16 @@ from tests.browser.screen_states import busy_paused_half, in_shootout, kicked_of
 
 HD = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
-# A stand-in for the match picture under a transparent overlay.
-STREAM = "html { background: linear-gradient(160deg, #2e7d32 0%, #1b5e20 55%, #33691e 100%) !important; }"
+# A stand-in for the match picture under a transparent overlay: a mown pitch (flat colours keep PNGs small).
+STREAM = "html { background: repeating-linear-gradient(90deg, #2e7d32 0 128px, #388e3c 128px 256px) !important; }"
 
 
 def save(page: Page, path: Path) -> None:
     png = page.screenshot()
     with Image.open(io.BytesIO(png)) as im:
-        im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+        im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+            path, optimize=True
+        )
     print(f"{path}  {path.stat().st_size // 1024} KB")
 
 

@@ -156,7 +156,7 @@ def test_an_image_in_use_cannot_be_deleted(client: FlaskClient) -> None:
     assert client.get(image["url"]).status_code == 404
 
 
-def test_a_team_logo_uploaded_once_shows_in_every_match_of_that_team(client: FlaskClient, match: MatchDriver) -> None:
+def test_S4_a_team_logo_uploaded_once_shows_in_every_match_of_that_team(client: FlaskClient, match: MatchDriver) -> None:
     assert upload(client, "/api/logos", png(), team="").get_json()["fields"] == {
         "team": ["name the team (1 to 80 characters), as its matches name it"]
     }
@@ -216,7 +216,7 @@ def test_organiser_page_lists_screens_matches_images_and_teams(client: FlaskClie
 # What spectators read
 
 
-def test_10_8_phone_and_overlay_explain_a_free_kick_moved_by_the_3_m_rule_in_both_languages(
+def test_S3_10_8_phone_and_overlay_explain_a_free_kick_moved_by_the_3_m_rule_in_both_languages(
     client: FlaskClient, match: MatchDriver
 ) -> None:
     match.kickoff("home", "x0")
@@ -238,7 +238,7 @@ def test_10_8_phone_and_overlay_explain_a_free_kick_moved_by_the_3_m_rule_in_bot
             assert data["strings"]["moved_3m"] in why
 
 
-def test_8_2_a_restart_without_a_3_m_move_names_the_call_and_its_rule(client: FlaskClient, match: MatchDriver) -> None:
+def test_S3_8_2_a_restart_without_a_3_m_move_names_the_call_and_its_rule(client: FlaskClient, match: MatchDriver) -> None:
     match.kickoff("home", "x0")
     match.take(1)
     match.post({"type": "violation", "kind": "ball_out_side", "team": "home", "player": 2, "spot": {"x": 20, "y": 0}})
@@ -292,7 +292,7 @@ def test_3_1_phone_timeline_marks_each_half_and_says_when_the_clock_is_paused(
 # Overlays and the officials' page
 
 
-def test_overlay_options_come_from_the_url_and_bad_values_fall_back_to_defaults() -> None:
+def test_S5_overlay_options_come_from_the_url_and_bad_values_fall_back_to_defaults() -> None:
     assert pages.overlay_options({}) is None
     bar = pages.overlay_options({"overlay": "1"})
     assert bar is not None and bar["layout"] == "bar" and bar["pos"] == "tl" and bar["hidden"] == []

@@ -61,7 +61,7 @@ def board(devices: Devices, path: str, **kw: object) -> Page:
 # The horn
 
 
-def test_3_1_horn_sounds_at_time_up_once_and_a_muted_device_stays_silent(devices: Devices, server: Server) -> None:
+def test_S1_3_1_horn_sounds_at_time_up_once_and_a_muted_device_stays_silent(devices: Devices, server: Server) -> None:
     match_id, tokens = kicked_off(server)
     page = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
     assert horns(page) == 0, "no horn when the page opens"
@@ -89,6 +89,18 @@ def test_3_1_horn_sounds_at_time_up_once_and_a_muted_device_stays_silent(devices
     assert page.evaluate("localStorage.getItem('qalisball.horn.muted')") == "0"
 
 
+def test_S1_no_late_horn_for_a_time_up_missed_while_the_connection_was_lost(devices: Devices, server: Server) -> None:
+    match_id, tokens = kicked_off(server)
+    seen = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
+    missed = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
+    missed.evaluate("Q.markStale(true)")  # as when the connection drops: the next state brings it back
+    server.post(match_id, tokens["scorer"], {"type": "clock", "action": "set", "elapsed_ms": HALF_MS})
+    for page in (seen, missed):
+        expect(page.locator("#clock")).to_have_class(re.compile(r"\bup\b"))
+    seen.wait_for_function("window.__reeds.length >= 3")
+    assert horns(seen) == 1 and horns(missed) == 0
+
+
 def faked_clock_board(devices: Devices, match_id: str) -> Page:
     """A scoreboard whose device time the test moves (Playwright's clock), so 30 s pass at once.
 
@@ -102,7 +114,7 @@ def faked_clock_board(devices: Devices, match_id: str) -> Page:
     return page
 
 
-def test_7_2_horn_sounds_when_the_30_s_return_ends_with_the_kickoff_still_pending(devices: Devices, server: Server) -> None:
+def test_S1_7_2_horn_sounds_when_the_30_s_return_ends_with_the_kickoff_still_pending(devices: Devices, server: Server) -> None:
     match_id, tokens = kicked_off(server)
     page = faked_clock_board(devices, match_id)
     server.post(match_id, tokens["referee"], {"type": "goal", "team": "home", "player": 3})
@@ -115,7 +127,7 @@ def test_7_2_horn_sounds_when_the_30_s_return_ends_with_the_kickoff_still_pendin
     expect(page.locator("#return")).to_be_hidden()
 
 
-def test_7_2_no_horn_when_the_kickoff_is_taken_within_the_30_s(devices: Devices, server: Server) -> None:
+def test_S1_7_2_no_horn_when_the_kickoff_is_taken_within_the_30_s(devices: Devices, server: Server) -> None:
     match_id, tokens = kicked_off(server)
     page = faked_clock_board(devices, match_id)
     server.post(match_id, tokens["referee"], {"type": "goal", "team": "home", "player": 3})
@@ -140,7 +152,7 @@ def own_server(tmp_path: Path) -> Iterator[Server]:
         stop_server(srv)
 
 
-def test_every_public_screen_says_connection_lost_within_5_s_and_the_tv_stops_ticking(
+def test_S2_every_public_screen_says_connection_lost_within_5_s_and_the_tv_stops_ticking(
     devices: Devices, own_server: Server
 ) -> None:
     srv = own_server
@@ -210,7 +222,7 @@ def test_overlay_pops_up_a_goal_then_a_card_for_a_few_seconds(devices: Devices, 
     assert quiet.locator("#popup").is_hidden()
 
 
-def test_overlay_delay_holds_updates_back_by_the_streams_latency(devices: Devices, server: Server) -> None:
+def test_S5_overlay_delay_holds_updates_back_by_the_streams_latency(devices: Devices, server: Server) -> None:
     match_id, tokens = kicked_off(server)
     live = board(devices, f"/matches/{match_id}/scoreboard?overlay=1")
     delayed = board(devices, f"/matches/{match_id}/scoreboard?overlay=1&delay=4")
@@ -232,7 +244,7 @@ def test_overlay_delay_holds_updates_back_by_the_streams_latency(devices: Device
         ("zh", "Tsinghua 清华4号犯规（10.6）；依 3 米规则移出禁区外（10.8）"),
     ],
 )
-def test_10_8_phone_and_overlay_explain_each_new_restart_as_it_is_given(
+def test_S3_10_8_phone_and_overlay_explain_each_new_restart_as_it_is_given(
     devices: Devices, server: Server, lang: str, why: str
 ) -> None:
     match_id, tokens = kicked_off(server)
