@@ -254,6 +254,7 @@
   Q.markStale = function (on) {
     on = !!on;
     var n = Q.$("conn");
+    if (!n) return; // a page without the line (the console) shows its connection its own way
     if (n && on) Q.setText(n, Q.fmt(Q.T.connection_lost || "connection lost \u2014 last update {time}", { time: Q.hhmmss(Q.lastUpdate) }));
     if (on === Q.stale) return;
     Q.stale = on;
