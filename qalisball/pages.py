@@ -196,7 +196,6 @@ _SCREEN_JS = {
     "why_rule": _l("{reason} ({rule})"),
     "why_sep": _l("; "),
     "moved_3m": _l("moved 3 m out of the area (10.8)"),
-    "paused": _l("Paused"),
     "paused_at": _l("Clock paused at {time}"),
     "goal_popup": _l("Goal"),
     "sound_on": _l("Sound on"),
