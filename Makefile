@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(PY) bench/broadcast_bench.py
 	$(PY) bench/report_bench.py
 	$(PY) bench/competition_bench.py
+	$(PY) bench/screens_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

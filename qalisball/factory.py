@@ -102,6 +102,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
         hops = app.config["PROXY_HOPS"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
+    from . import screens
+
+    screens.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
     return app
 
 

@@ -88,17 +88,28 @@ def _is_overlay() -> bool:
     return request.endpoint == "pages.scoreboard" and request.args.get("overlay") in ("1", "true", "yes")
 
 
+# Public display pages a venue screen (``/screens/<name>``, issue 13) shows in a frame of this site:
+# framed by this site only. Every other page (the console, the organiser's pages) is never framed.
+_VENUE_PAGES = frozenset({"pages.scoreboard", "pages.lineups", "competition_pages.screen"})
+
+
+def _framed_by_self() -> bool:
+    return request.endpoint in _VENUE_PAGES
+
+
 def _security_headers(response: Response) -> Response:
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     if response.mimetype == "text/html":
         overlay = _is_overlay()
         nonce = f" 'nonce-{g.csp_nonce}'" if "csp_nonce" in g else ""
-        # The overlay is framed by stream software (OBS browser sources, a studio page): any frame may show it.
-        frames = "" if overlay else "; frame-ancestors 'none'"
+        # The overlay is framed by stream software (OBS browser sources, a studio page): any frame may show it;
+        # a venue screen frames the public display pages from this same site; nothing else is ever framed.
+        venue = not overlay and _framed_by_self()
+        frames = "" if overlay else ("; frame-ancestors 'self'" if venue else "; frame-ancestors 'none'")
         response.headers["Content-Security-Policy"] = CSP.format(nonce=nonce, frames=frames)
         if not overlay:
-            response.headers["X-Frame-Options"] = "DENY"  # browsers without CSP level 2
+            response.headers["X-Frame-Options"] = "SAMEORIGIN" if venue else "DENY"  # browsers without CSP level 2
     if _carried_token():
         response.headers["Cache-Control"] = "no-store"  # a page or answer that a token opened: never cached
     return response

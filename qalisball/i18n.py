@@ -173,6 +173,8 @@ _JS = {
     "sending": _l("Sending {n}…"),
     "offline": _l("Offline"),
     "reconnecting": _l("Reconnecting…"),
+    # Every public screen when its data is stale (issue 13): the time is the last update's, hh:mm:ss.
+    "connection_lost": _l("Connection lost — last update {time}"),
     "refused": _l("Refused"),
     "refused_rule": _l("Refused by rule {rule}"),
     "not_now_rule": _l("Not now: rule {rule}"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import unicodedata
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -23,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 import qrcode
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
 from marshmallow import ValidationError
 
 from . import i18n, rulebook
@@ -150,7 +152,7 @@ def _escape(text: str) -> str:
 
 
 def _external(endpoint: str, **values: Any) -> str:
-    """An absolute URL for QR codes: ``PUBLIC_URL`` when configured (behind a proxy), else the request's host."""
+    """An absolute URL for QR codes: ``QALISBALL_PUBLIC_URL`` when configured (behind a proxy), else the request's host."""
     base = current_app.config.get("PUBLIC_URL")
     path = url_for(endpoint, **values)
     if base:
@@ -195,6 +197,84 @@ def _common(m: Match) -> dict[str, Any]:
             "lang": lang,
         },
     }
+
+
+# Sentences the public screens' scripts show after the first render (scoreboard, overlays, phone,
+# line-ups, venue screens). Placeholders are {name}, filled in by common.js's fmt().
+_SCREEN_JS = {
+    "why_rule": _l("{reason} ({rule})"),
+    "why_sep": _l("; "),
+    "moved_3m": _l("moved 3 m out of the area (10.8)"),
+    "paused_at": _l("Clock paused at {time}"),
+    "goal_popup": _l("Goal"),
+    "sound_on": _l("Sound on"),
+    "sound_off": _l("Sound off"),
+    "sound_blocked": _l("Sound blocked: click to allow"),
+    "half_begins": _l("{half} begins"),
+    "half_ends": _l("{half} ends"),
+}
+
+
+def screen_strings() -> dict[str, str]:
+    return {k: str(v) for k, v in _SCREEN_JS.items()}
+
+
+def restart_why(state: dict[str, Any], m: Match) -> str:
+    """Why the pending restart was given, in the page's language: the engine's template translated and
+    filled in (teams by name, phrases translated), its rule, and the 3 m move (10.8) when there was one.
+    The same as common.js's ``Q.whyText``, for the page's first render."""
+    from .api import EVENT_PARAMS, PHRASE_PARAMS, TEAM_PARAMS
+
+    r = state.get("restart")
+    if not r or not r.get("why") or state.get("time_up"):
+        return ""
+    why = r["why"]
+    params: dict[str, object] = {}
+    for key, value in why["params"].items():
+        if key in TEAM_PARAMS and value in TEAMS:
+            value = m.setup.team(value).name
+        elif key in EVENT_PARAMS and isinstance(value, str) and value in i18n.EVENTS:
+            value = str(i18n.EVENTS[value])
+        elif key in PHRASE_PARAMS and isinstance(value, str) and value:
+            value = gettext(value)
+        params[key] = value
+    text = str(_SCREEN_JS["why_rule"]).format(reason=gettext(why["template"]).format(**params), rule=why["rule"])
+    if r.get("origin"):
+        text += str(_SCREEN_JS["why_sep"]) + str(_SCREEN_JS["moved_3m"])
+    return text
+
+
+def starts_text(m: Match) -> str:
+    """When a match not yet started begins: "Starts at 14:00" (its own time zone), with the date unless today."""
+    iso = m.data.get("starts_at")
+    if not iso:
+        return ""
+    at = datetime.fromisoformat(iso)
+    today = datetime.fromtimestamp(service().clock() / 1000, at.tzinfo or None).date()
+    if at.date() == today:
+        return gettext("Starts at %(time)s", time=at.strftime("%H:%M"))
+    if at.date() == today + timedelta(days=1):
+        return gettext("Starts tomorrow at %(time)s", time=at.strftime("%H:%M"))
+    return gettext("Starts on %(day)s at %(time)s", day=at.strftime("%Y-%m-%d"), time=at.strftime("%H:%M"))
+
+
+def logos(m: Match) -> dict[str, str | None]:
+    """The teams' logos (uploaded once per team name, qalisball/screens.py), or None."""
+    from .screens import screens
+
+    return {t: screens().logo_url(m.setup.team(t).name) for t in TEAMS}
+
+
+def _public(m: Match, ctx: dict[str, Any]) -> dict[str, Any]:
+    """What the public screens add to ``_common``: the engine's templates (to explain restarts), the
+    start time, the logos, the screens' sentences."""
+    starts = starts_text(m)
+    ctx["page"]["strings"].update(screen_strings())
+    ctx["page"].update(
+        rule_templates=rule_templates(), starts=starts, logos=logos(m), names={t: m.setup.team(t).name for t in TEAMS}
+    )
+    ctx.update(why=restart_why(ctx["state"], m), starts=starts, logos=ctx["page"]["logos"])
+    return ctx
 
 
 def mmss(ms: int | None) -> str:
@@ -298,6 +378,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         state=service().state(m),
         links=links,
         qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},
+        names=m.data.get("officials") or {},  # who holds each role, as the match was created
         spectator=spectator,
         spectator_qr=qr_svg(spectator),
         scoreboard=_external("pages.scoreboard", match_id=m.id),
@@ -378,20 +459,89 @@ def _field_title() -> str:
     return gettext("Field diagram: tap to mark a spot")
 
 
+# Stream overlays (``/matches/<id>/scoreboard?overlay=1``): the layouts, the parts each shows unless
+# ``show=``/``hide=`` say otherwise, and where each sits on the picture unless ``pos=`` says (README).
+OVERLAY_LAYOUTS = ("bar", "bug", "third")
+OVERLAY_PARTS = ("logos", "clock", "phase", "cards", "restart", "why", "ma", "return", "shootout", "popups")
+OVERLAY_DEFAULTS = {
+    "bar": frozenset(OVERLAY_PARTS),
+    "bug": frozenset({"logos", "clock", "popups"}),
+    "third": frozenset(OVERLAY_PARTS),
+}
+OVERLAY_POSITIONS = ("tl", "tc", "tr", "bl", "bc", "br")
+OVERLAY_DEFAULT_POS = {"bar": "tl", "bug": "tl", "third": "bc"}
+TRUE = ("1", "true", "yes", "on")
+
+
+def overlay_options(args: Any) -> dict[str, Any] | None:
+    """The overlay's options from its URL (None: the big screen). Unknown values fall back to defaults,
+    so a typo in an OBS source shows the default overlay rather than an error page."""
+    asked = (args.get("overlay") or "").lower()
+    if asked not in TRUE and asked not in OVERLAY_LAYOUTS:
+        return None
+    layout = asked if asked in OVERLAY_LAYOUTS else (args.get("layout") or "bar").lower()
+    if layout not in OVERLAY_LAYOUTS:
+        layout = "bar"
+    parts = set(OVERLAY_DEFAULTS[layout])
+    parts |= {p for p in _words(args.get("show")) if p in OVERLAY_PARTS}
+    parts -= _words(args.get("hide"))
+    pos = (args.get("pos") or "").lower()
+    return {
+        "layout": layout,
+        "parts": sorted(parts),
+        "hidden": [p for p in OVERLAY_PARTS if p not in parts],
+        "pos": pos if pos in OVERLAY_POSITIONS else OVERLAY_DEFAULT_POS[layout],
+        "delay_ms": int(_number(args.get("delay"), 0, 0, 120) * 1000),
+        "popup_ms": int(_number(args.get("popup"), 6, 1, 30) * 1000),
+        "sound": (args.get("sound") or "").lower() in TRUE,
+    }
+
+
+def _words(value: str | None) -> set[str]:
+    return {w.strip().lower() for w in (value or "").split(",") if w.strip()}
+
+
+def _number(value: str | None, default: float, low: float, high: float) -> float:
+    try:
+        n = float(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+    return default if n != n else max(low, min(high, n))  # n != n: NaN
+
+
 @bp.get("/matches/<match_id>/scoreboard")
 def scoreboard(match_id: str) -> str:
     m = _match(match_id)
-    ctx = _common(m)
-    overlay = request.args.get("overlay") in ("1", "true", "yes")
+    ctx = _public(m, _common(m))
+    overlay = overlay_options(request.args)
+    ctx["page"]["overlay"] = overlay
     spectator = _external("pages.spectator", match_id=m.id)
     return render_template("scoreboard.html", overlay=overlay, spectator=spectator, qr=qr_svg(spectator), **ctx)
+
+
+@bp.get("/matches/<match_id>/lineups")
+def lineups(match_id: str) -> str:
+    """A big screen before the match (and at half-time): both teams' players, who is on the field, the officials."""
+    m = _match(match_id)
+    ctx = _public(m, _common(m))
+    players = {t: [{"number": p.number, "name": p.name} for p in m.setup.team(t).players] for t in TEAMS}
+    officials = [(role, name) for role in ROLES if (name := (m.data.get("officials") or {}).get(role))]
+    ctx["page"]["players"] = players
+    return render_template("lineups.html", players=players, officials=officials, **ctx)
 
 
 @bp.get("/matches/<match_id>")
 def spectator(match_id: str) -> str:
     m = _match(match_id)
-    ctx = _common(m)
+    ctx = _public(m, _common(m))
     entries = timeline(m)
+    # Each period_start/period_end says which half it begins or ends (the timeline's half markers).
+    half = 0
+    for i, e in enumerate(entries):
+        if e["type"] == "period_start":
+            half += 1
+        if e["type"] in ("period_start", "period_end"):
+            entries[i] = {**e, "half": half}
     # A kick's points and taker are the shootout's, in order (the log entry names only team and result).
     kicks = iter((ctx["state"]["shootout"] or {}).get("kicks", []))
     for i, e in enumerate(entries):

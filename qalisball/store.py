@@ -24,7 +24,7 @@ from typing import Any
 
 import sqlite_utils
 
-from . import competition_tables, integrity, tokens
+from . import competition_tables, integrity, screen_store, tokens
 from .integrity import AckJournal, Damage
 from .rules.errors import N_
 
@@ -153,9 +153,15 @@ def _m2(db: sqlite_utils.Database) -> None:
 
 # Numbered migrations, applied once each in number order. Numbers are reserved per piece of work so
 # that branches developed side by side never take the same one: 2 the log's hash chain (issue 14),
-# 3 competitions (issue 12), 4 and up the match day (issue 11). A later migration that rewrites a
-# match's ``setup`` or an event row must recompute that match's chain as ``_m2`` does.
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _m1, 2: _m2, 3: competition_tables.migrate}
+# 3 competitions (issue 12), 4 and up the match day (issue 11) except 5: venue screens, images and team
+# logos (issue 13). A later migration that rewrites a match's ``setup`` or an event row must recompute
+# that match's chain as ``_m2`` does.
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
+    1: _m1,
+    2: _m2,
+    3: competition_tables.migrate,
+    5: screen_store.migrate,
+}
 
 
 class Store:

@@ -704,7 +704,10 @@ def test_D49_every_page_has_a_csp_without_inline_script_nosniff_and_no_referrer(
         r = match.client.get(path)
         csp = r.headers["Content-Security-Policy"]
         assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0], path
-        assert "frame-ancestors 'none'" in csp and r.headers["X-Frame-Options"] == "DENY", path
+        if path.endswith("/scoreboard"):  # a venue screen frames it from this site (issue 13): no one else may
+            assert "frame-ancestors 'self'" in csp and r.headers["X-Frame-Options"] == "SAMEORIGIN", path
+        else:
+            assert "frame-ancestors 'none'" in csp and r.headers["X-Frame-Options"] == "DENY", path
         assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Referrer-Policy"] == "no-referrer", path
         html = r.get_data(as_text=True)
         # An inline script runs only with this answer's nonce (templates that still have one: officials, token).
@@ -714,12 +717,14 @@ def test_D49_every_page_has_a_csp_without_inline_script_nosniff_and_no_referrer(
     assert api.headers["X-Content-Type-Options"] == "nosniff" and "Content-Security-Policy" not in api.headers
 
 
-def test_D49_the_overlay_alone_may_be_framed(app: Flask, match: MatchDriver) -> None:
+def test_D49_the_overlay_alone_may_be_framed_by_others(app: Flask, match: MatchDriver) -> None:
     overlay = match.client.get(f"/matches/{match.id}/scoreboard?overlay=1")
     assert "frame-ancestors" not in overlay.headers["Content-Security-Policy"] and "X-Frame-Options" not in overlay.headers
     assert "script-src 'self';" in overlay.headers["Content-Security-Policy"]
     board = match.client.get(f"/matches/{match.id}/scoreboard?overlay=0")
-    assert "frame-ancestors 'none'" in board.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'self'" in board.headers["Content-Security-Policy"]  # a venue screen of this site only
+    console = match.client.get(f"/matches/{match.id}/referee?token={match.tokens['referee']}")
+    assert "frame-ancestors 'none'" in console.headers["Content-Security-Policy"]
 
 
 def test_D49_an_answer_to_a_request_with_a_token_is_never_cached(match: MatchDriver) -> None:

@@ -122,6 +122,10 @@ def report_for(match_id: str) -> dict[str, Any]:
     report["match"]["log_hash"] = (m.log[-1].hash if m.log else None) or m.head
     damage = svc.damage(m)
     report["match"]["damaged"] = None if damage is None else {"en": damage.message, "zh": _in_chinese(damage)}
+    from ..screens import screens  # the teams' logos, uploaded once per team name (issue 13)
+
+    for team in report["teams"].values():
+        team["logo"] = screens().logo_url(team["name"])
     return report
 
 

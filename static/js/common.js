@@ -82,11 +82,14 @@
     while (samples.length > 1 && at - samples[0].at > 600000) samples.shift();
     if (samples.length > 200) samples.shift();
   };
+  /* A stream overlay may run behind the server by `delay` (its stream's latency): every clock it
+     shows is the server's clock that long ago (scoreboard.js holds the states back as long). */
+  Q.delayMs = 0;
   Q.serverNow = function () {
-    if (!samples.length) return Date.now();
+    if (!samples.length) return Date.now() - Q.delayMs;
     var best = -Infinity;
     for (var i = 0; i < samples.length; i++) best = Math.max(best, samples[i].offset);
-    return localNow() + best;
+    return localNow() + best - Q.delayMs;
   };
   /* The game clock of `state` now: elapsed ms, clamped to the period's length. */
   Q.elapsed = function (state) {
@@ -193,6 +196,10 @@
     });
     Q.setText("phase", Q.V.phase[s.phase]);
     Q.setText("restart", Q.restartText(s));
+    var why = Q.whyText(s);
+    Q.setText("why", why);
+    Q.show("why", !!why);
+    Q.drawStarts(s);
     Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
     Q.show("shootout", !!s.shootout);
     if (s.shootout) {
@@ -215,13 +222,15 @@
     if (!so) return "";
     var rounds = Math.max(so.rounds || 4, so.round || 1);
     var order = [so.first, so.first === "home" ? "away" : "home"];
-    var h = '<table class="so-board"><thead><tr><th></th>';
+    var h = '<table class="so-board"><colgroup><col class="c-name">';
+    for (var c = 0; c < rounds * 2; c++) h += '<col class="c-kick">';
+    h += '<col class="c-total"></colgroup><thead><tr><th></th>';
     for (var r = 1; r <= rounds; r++) h += '<th colspan="2">' + r + "</th>";
     h += "<th>Σ</th></tr><tr class=\"pts\"><th></th>";
     for (r = 1; r <= rounds; r++) h += "<th>1</th><th>2</th>";
     h += "<th></th></tr></thead><tbody>";
     order.forEach(function (t) {
-      h += '<tr class="' + t + '"><th>' + Q.esc(state.teams[t].name) + "</th>";
+      h += '<tr class="' + t + '"><th class="so-name"><span>' + Q.esc(state.teams[t].name) + "</span></th>";
       for (var r = 1; r <= rounds; r++) {
         [1, 2].forEach(function (p) {
           var k = null;
@@ -257,6 +266,7 @@
     var token = Q.data && Q.data.token;
     var socket = io(token ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
     var last = null; // the last whole state received, kept apart from what the page may change
+    var heard = localNow(); // when the server last said anything
     function join() {
       var extra = handlers.join ? handlers.join() : {};
       var data = { match: matchId, updates: true };
@@ -265,16 +275,24 @@
       socket.emit("join", data);
     }
     function gotState(s) {
+      heard = localNow();
       last = Q.clone(s);
       Q.sample(s.server_time_ms);
+      Q.lastUpdate = s.server_time_ms;
+      Q.markStale(false);
       Q.setRoster(s);
       if (handlers.state) handlers.state(s);
     }
     socket.on("connect", function () { join(); if (handlers.status) handlers.status(true); });
-    socket.on("disconnect", function () { if (handlers.status) handlers.status(false); });
+    socket.on("disconnect", function () {
+      Q.markStale(true);
+      if (handlers.status) handlers.status(false);
+    });
+    socket.on("connect_error", function () { Q.markStale(true); });
     socket.on("state", gotState);
-    socket.on("event", function (e) { if (handlers.event) handlers.event(e); });
+    socket.on("event", function (e) { heard = localNow(); if (handlers.event) handlers.event(e); });
     socket.on("update", function (u) {
+      heard = localNow();
       if (last && u.seq <= last.seq) return; // already shown (a join's answer can overtake it)
       var s = u.state || (last && last.seq === u.base ? Q.patched(last, u.patch) : null);
       if (u.event && handlers.event) handlers.event(u.event);
@@ -286,6 +304,9 @@
       if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
     });
     setInterval(function () { if (socket.connected) join(); }, 30000);
+    // A connection that stays open while the server says nothing (a hung server, a half-open link):
+    // the re-join above is answered every 30 s, so 45 s of silence means the data is stale.
+    setInterval(function () { if (localNow() - heard > 45000) Q.markStale(true); }, 1000);
     Q.socket = socket;
     Q.rejoin = join;
     return socket;
@@ -304,6 +325,133 @@
       node[path[path.length - 1]] = value;
     }
     return s;
+  };
+
+  /* ---- a stale screen says so ------------------------------------------------------------ */
+  /* Every public screen has a #conn line: "connection lost — last update hh:mm:ss" (the server's
+     clock of the last state, in this device's time zone). While stale, body.stale stops the screens'
+     clocks (they must not tick as if live); the next state clears it. */
+  Q.stale = false;
+  Q.lastUpdate = Q.data.state ? Q.data.state.server_time_ms : Q.data.server_time_ms || Date.now();
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  Q.hhmmss = function (ms) {
+    var d = new Date(ms);
+    return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  };
+  Q.markStale = function (on) {
+    on = !!on;
+    var n = Q.$("conn");
+    if (!n) return; // a page without the line (the console) shows its connection its own way
+    if (n && on) Q.setText(n, Q.fmt(Q.T.connection_lost || "connection lost \u2014 last update {time}", { time: Q.hhmmss(Q.lastUpdate) }));
+    if (on === Q.stale) return;
+    Q.stale = on;
+    if (document.body) document.body.classList.toggle("stale", on);
+    if (n) n.hidden = !on;
+    if (Q.onStale) Q.onStale(on);
+  };
+
+  /* ---- fitting text into the boxes of a screen's grid ------------------------------------ */
+  function fits(el) { return el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight; }
+  /* Shrink el's font (from its stylesheet size down to minPx) until its content fits its box: the
+     grid fixes the box, so a long name gets smaller instead of pushing or covering its neighbours. */
+  Q.fit = function (el, minPx) {
+    if (!el || !el.getClientRects().length) return;
+    el.style.fontSize = "";
+    el.style.removeProperty("--fit"); // the server's first guess (pages.fit_vw)
+    if (fits(el)) return;
+    var lo = minPx || 6;
+    var hi = parseFloat(getComputedStyle(el).fontSize);
+    for (var i = 0; i < 14 && hi - lo > 0.25; i++) {
+      var mid = (lo + hi) / 2;
+      el.style.fontSize = mid + "px";
+      if (fits(el)) lo = mid; else hi = mid;
+    }
+    el.style.fontSize = lo + "px";
+  };
+
+  /* ---- the horn: synthesized (Web Audio), no sound file; muted per device ---------------- */
+  Q.horn = (function () {
+    var KEY = "qalisball.horn.muted";
+    var ctx = null;
+    function context() {
+      var AC = window.AudioContext || window.webkitAudioContext;
+      if (!AC) return null;
+      if (!ctx) ctx = new AC();
+      if (ctx.state === "suspended" && ctx.resume) ctx.resume().catch(function () {});
+      return ctx;
+    }
+    function stored() {
+      try { return localStorage.getItem(KEY); } catch (e) { return null; }
+    }
+    return {
+      muted: function () { return stored() === "1"; },
+      setMuted: function (m) {
+        try { localStorage.setItem(KEY, m ? "1" : "0"); } catch (e) { /* private mode: this page only */ }
+        if (!m) context(); // a click is the gesture that lets the browser play sound
+      },
+      blocked: function () { return !!ctx && ctx.state === "suspended"; },
+      /* Three detuned sawtooth reeds through a low-pass filter, like an air horn; `seconds` long. */
+      play: function (seconds) {
+        if (this.muted()) return false;
+        var c = context();
+        if (!c) return false;
+        var t = c.currentTime;
+        var len = seconds || 1.6;
+        var gain = c.createGain();
+        gain.gain.setValueAtTime(0.0001, t);
+        gain.gain.exponentialRampToValueAtTime(0.45, t + 0.05);
+        gain.gain.setValueAtTime(0.45, t + len - 0.2);
+        gain.gain.exponentialRampToValueAtTime(0.0001, t + len);
+        var filter = c.createBiquadFilter();
+        filter.type = "lowpass";
+        filter.frequency.value = 1800;
+        filter.connect(gain);
+        gain.connect(c.destination);
+        [233, 294, 349].forEach(function (f) {
+          var o = c.createOscillator();
+          o.type = "sawtooth";
+          o.frequency.value = f;
+          o.connect(filter);
+          o.start(t);
+          o.stop(t + len);
+        });
+        return true;
+      },
+    };
+  })();
+
+  /* ---- decisions explained ----------------------------------------------------------------- */
+  /* A reason of the engine ({rule, message, template, params}) in the page's language, from the
+     engine's own templates (page data `rule_templates`), as the console renders `legal`'s reasons:
+     params naming a team show its name, an event type its label, an N_ phrase its translation. */
+  var TEAM_PARAMS = { team: 1, restarting: 1, winner: 1, due: 1 };
+  var EVENT_PARAMS = { event: 1, event_type: 1, type: 1 };
+  var PHRASE_PARAMS = { phase: 1, what: 1, restart: 1 };
+  Q.reasonText = function (r, state) {
+    if (!r) return "";
+    if (!r.template) return r.message || "";
+    var RT = Q.data.rule_templates || {};
+    var params = {};
+    Object.keys(r.params || {}).forEach(function (k) {
+      var v = r.params[k];
+      if (TEAM_PARAMS[k] && (v === "home" || v === "away")) v = state.teams[v].name;
+      else if (EVENT_PARAMS[k] && typeof v === "string" && Q.V.event[v]) v = Q.V.event[v];
+      else if (PHRASE_PARAMS[k] && typeof v === "string" && v) v = RT[v] || v;
+      params[k] = v;
+    });
+    return Q.fmt(RT[r.template] || r.template, params);
+  };
+  /* Why the pending restart was given: "foul by Renmin #4 (10.7); moved 3 m out of the area (10.8)". */
+  Q.whyText = function (state) {
+    var r = state.restart;
+    if (!r || !r.why || state.ruling || (Q.timeUp(state) && Q.isHalf(state))) return "";
+    var text = Q.fmt(Q.T.why_rule, { reason: Q.reasonText(r.why, state), rule: r.why.rule });
+    if (r.origin) text += Q.T.why_sep + Q.T.moved_3m;
+    return text;
+  };
+  /* Before kickoff: when the match starts (page data `starts`, rendered by the server). */
+  Q.drawStarts = function (state) {
+    Q.show("starts", state.phase === "scheduled" && !!Q.data.starts);
   };
   /* Accept a state only if it is not older than the one shown. */
   Q.newer = function (cur, s) {

@@ -48,6 +48,7 @@
   }
 
   function tick() {
+    if (Q.stale) return; // stale data: the clocks stop where they were (the #net line says why)
     document.querySelectorAll("[data-clock]").forEach(function (n) {
       Q.setText(n, clockOf(live[n.getAttribute("data-clock")]));
     });
@@ -79,7 +80,18 @@
       Q.show("net", false);
       join();
     });
-    socket.on("disconnect", function () { Q.show("net", true); });
+    // A lost connection is said with the time of the last update (issue 13), and the clocks stop.
+    function lost() {
+      Q.stale = true;
+      if (Q.T.connection_lost) Q.setText("net", Q.fmt(Q.T.connection_lost, { time: Q.hhmmss(Q.lastUpdate) }));
+      Q.show("net", true);
+    }
+    socket.on("disconnect", lost);
+    socket.on("connect_error", lost);
+    socket.onAny(function () {
+      Q.lastUpdate = Q.serverNow();
+      if (Q.stale) { Q.stale = false; Q.show("net", false); }
+    });
     socket.on("fixture", function (msg) {
       if (!msg || !msg.live) return;
       if (msg.live.server_time_ms) Q.sample(msg.live.server_time_ms);

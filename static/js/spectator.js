@@ -1,4 +1,5 @@
-/* The spectator's phone: score, clock, phase and the timeline (goals, cards, substitutions), live.
+/* The spectator's phone: score, clock, phase, the pending restart and why it was given, and the
+ * timeline (goals, cards, substitutions, half markers, a "paused" sign), live.
  * The timeline is the events the match is the replay of: a corrected event as corrected, a missed call
  * at its place, nothing voided (as pages.timeline, from qalisball/rules/corrections.py); a yellow card
  * that is a player's second reads "second yellow → sent off" (SPEC M8). */
@@ -96,9 +97,9 @@
         (e.taker !== undefined ? " " + Q.esc(Q.player(e.team, e.taker)) + " · " + Q.esc(Q.fmt(Q.T.points, { n: e.points })) : "") +
         " · " + Q.esc(e.scored ? Q.T.scored : Q.T.missed);
     } else if (e.type === "period_start") {
-      what = "▶ " + Q.esc(Q.T.half_started);
+      what = "▶ " + Q.esc(halfWords(e.half, Q.T.half_begins, Q.T.half_started));
     } else if (e.type === "period_end") {
-      what = "■ " + Q.esc(Q.T.half_ended);
+      what = "■ " + Q.esc(halfWords(e.half, Q.T.half_ends, Q.T.half_ended));
     } else if (e.type === "abandon") {
       what = Q.esc(Q.V.phase.abandoned) + ": " + Q.esc(e.reason);
     } else if (e.type === "reopen") {
@@ -106,16 +107,44 @@
     } else {
       what = Q.esc(Q.V.event[e.type] || e.type);
     }
-    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.second_yellow ? "red tl-second" : e.color || e.card) : "");
-    return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
+    var cls = "tl tl-" + e.type + (e.type === "card" || e.type === "foul" ? " tl-" + (e.second_yellow ? "red tl-second" : e.color || e.card) : "") +
+      (e.half ? " tl-half" : "");
+    return '<li class="' + cls + '" data-seq="' + e.seq + '"' + (e.half ? ' data-half="' + e.half + '"' : "") + '><span class="tl-time">' +
       (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what">' + what + "</span></li>";
   }
+
+  /* "1st half begins": the half markers of the timeline. */
+  function halfWords(half, template, plain) {
+    if (half !== 1 && half !== 2) return plain;
+    return Q.fmt(template, { half: Q.V.phase[half === 1 ? "first_half" : "second_half"] });
+  }
+  /* Which half a period_start or period_end of the log begins or ends (counted in the list shown). */
+  function numberHalves(entries) {
+    var half = 0;
+    entries.forEach(function (e) {
+      if (e.type === "period_start") half += 1;
+      if (e.type === "period_start" || e.type === "period_end") e.half = half;
+    });
+  }
+  function halvesShown() { return Q.$("timeline").querySelectorAll('.tl-period_start').length; }
 
   function draw() {
     var s = state;
     Q.drawHeader(s);
     document.title = s.teams.home.name + " " + s.score.home + "–" + s.score.away + " " + s.teams.away.name;
+    Q.show("clock", !(s.phase === "scheduled" && Q.data.starts));
+    tick();
+  }
+  /* The clock, and whether it is paused (beside the clock and on top of the timeline). */
+  function tick() {
+    if (Q.stale) return; // stale data: the clock stops where it was (common.js says why)
+    var s = state;
     Q.setText("clock", Q.clockText(s));
+    var paused = Q.isHalf(s) && !s.clock.running && !Q.timeUp(s);
+    Q.$("clock").classList.toggle("paused", paused);
+    Q.show("paused", paused);
+    Q.show("tl-paused", paused);
+    if (paused) Q.setText("tl-paused-text", Q.fmt(Q.T.paused_at, { time: Q.clockText(s) }));
   }
 
   var logSeq = state.seq; // the last log entry this page has seen
@@ -140,6 +169,8 @@
       pendingKicks.push(e);
     } else if (onTimeline(e) && !list.querySelector('[data-seq="' + e.seq + '"]')) {
       countYellow(e);
+      if (e.type === "period_start") e.half = halvesShown() + 1;
+      if (e.type === "period_end") e.half = halvesShown();
       list.insertAdjacentHTML("afterbegin", item(e));
     }
     Q.show("timeline-empty", !list.children.length);
@@ -159,6 +190,7 @@
         var shown = effective(log).filter(onTimeline);
         yellows = {};
         shown.forEach(countYellow);
+        numberHalves(shown);
         annotateKicks(shown.filter(function (e) { return e.type === "shootout_kick"; }), state);
         var html = shown.reverse().map(item).join("");
         Q.setHtml("timeline", html);
@@ -186,5 +218,5 @@
     event: onEvent,
   });
   draw();
-  Q.tick(function () { Q.setText("clock", Q.clockText(state)); });
+  Q.tick(tick);
 })();

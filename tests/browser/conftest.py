@@ -84,9 +84,8 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("server")
+def start_server(tmp: Path, **env_changes: str) -> Server:
+    """app.py (gevent) on a free port with its own database in ``tmp``; returns once it answers."""
     port = _free_port()
     env = {
         **os.environ,
@@ -96,6 +95,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "QALISBALL_DB": str(tmp / "live.db"),
         "QALISBALL_ADMIN_TOKEN": ADMIN,
         "PYTHONUNBUFFERED": "1",
+        **env_changes,
     }
     log = tmp / "server.log"
     with log.open("wb") as out:
@@ -114,14 +114,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             proc.wait()
             raise RuntimeError("the server did not start:\n" + log.read_text(errors="replace"))
         time.sleep(0.1)
-    yield srv
+    return srv
+
+
+def stop_server(srv: Server) -> None:
     srv.http.close()
-    proc.terminate()
+    srv.proc.terminate()
     try:
-        proc.wait(timeout=5)
+        srv.proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        srv.proc.kill()
+        srv.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = start_server(tmp_path_factory.mktemp("server"))
+    yield srv
+    stop_server(srv)
 
 
 @pytest.fixture(scope="session")

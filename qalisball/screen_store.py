@@ -1,0 +1,129 @@
+"""Venue screens, uploaded images and team logos in SQLite (migration 5, issue 13).
+
+- ``images``: pictures the organiser uploaded (a sponsor's slide, a team's logo), the bytes themselves,
+  keyed by their content hash (the same file uploaded twice is one image), checked before storing.
+- ``team_logos``: a team's logo, keyed by the team's name as D72 compares names (case and surrounding
+  spaces ignored), so a logo uploaded once shows in every match of that team.
+- ``screens``: what each named venue screen shows (``/screens/<name>``), as the organiser last chose.
+
+Like a competition's records these change (a screen switches, a logo is replaced); the match logs are
+untouched. The SQL lives here; ``store.py`` only registers the migration.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Migration 5 (issue 13): images, team logos and venue screens."""
+    db["images"].create(
+        {
+            "id": str,
+            "kind": str,
+            "title": str,
+            "content_type": str,
+            "width": int,
+            "height": int,
+            "bytes": int,
+            "data": bytes,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"id", "kind", "content_type", "data", "created_at"},
+    )
+    db["team_logos"].create(
+        {"team_key": str, "team": str, "image_id": str, "updated_at": str},
+        pk="team_key",
+        not_null={"team_key", "team", "image_id"},
+        foreign_keys=[("image_id", "images", "id")],
+    )
+    db["screens"].create(
+        {"name": str, "content": str, "updated_at": str},
+        pk="name",
+        not_null={"name", "content"},
+    )
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+IMAGE_COLUMNS = ("id", "kind", "title", "content_type", "width", "height", "bytes", "created_at")
+
+
+class ScreenStore:
+    """The screen tables of one ``Store`` (same connection, same lock, same write path)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def images(self) -> Iterator[dict[str, Any]]:
+        """Every image's description, without its bytes, oldest first."""
+        cols = ", ".join(f"[{c}]" for c in IMAGE_COLUMNS)
+        for row in self.db.execute(f"SELECT {cols} FROM images ORDER BY created_at, id").fetchall():
+            yield dict(zip(IMAGE_COLUMNS, row, strict=True))
+
+    def image_data(self, image_id: str) -> tuple[str, bytes] | None:
+        row = self.db.execute("SELECT content_type, data FROM images WHERE id = ?", [image_id]).fetchone()
+        return (str(row[0]), bytes(row[1])) if row else None
+
+    def logos(self) -> Iterator[dict[str, Any]]:
+        yield from self.db["team_logos"].rows_where(order_by="team")
+
+    def screens(self) -> Iterator[dict[str, Any]]:
+        for row in self.db["screens"].rows_where(order_by="name"):
+            yield {"name": row["name"], **json.loads(row["content"]), "updated_at": row["updated_at"]}
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add_image(self, row: dict[str, Any]) -> None:
+        def run() -> None:
+            with self.store._transaction():
+                self.store._insert("images", row)
+
+        self.store._write(run)
+
+    def delete_image(self, image_id: str) -> None:
+        self._run("DELETE FROM images WHERE id = ?", [image_id])
+
+    def set_logo(self, key: str, team: str, image_id: str) -> None:
+        self._run(
+            "INSERT INTO team_logos (team_key, team, image_id, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(team_key) DO UPDATE SET team = excluded.team, image_id = excluded.image_id, "
+            "updated_at = excluded.updated_at",
+            [key, team, image_id, utc_now()],
+        )
+
+    def delete_logo(self, key: str) -> None:
+        self._run("DELETE FROM team_logos WHERE team_key = ?", [key])
+
+    def set_screen(self, name: str, content: dict[str, Any], updated_at: str) -> None:
+        self._run(
+            "INSERT INTO screens (name, content, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at",
+            [name, json.dumps(content, ensure_ascii=False), updated_at],
+        )
+
+    def delete_screen(self, name: str) -> None:
+        self._run("DELETE FROM screens WHERE name = ?", [name])
+
+    def _run(self, sql: str, params: list[Any]) -> None:
+        """One statement in its own transaction; any SQLite failure becomes a ``StorageError``."""
+
+        def run() -> None:
+            with self.store._transaction():
+                self.db.execute(sql, params)
+
+        self.store._write(run)

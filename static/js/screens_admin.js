@@ -1,0 +1,112 @@
+/* The organiser's venue screens page: switch what each screen shows, upload slides and team logos.
+ *
+ * Every form writes through the API with the organiser token (from ?token= once, then kept on this
+ * device like the other organiser pages, or from the sign-in form). A screen switches as soon as its
+ * PUT is answered (the screen follows over Socket.IO); uploads reload the page to show the new image.
+ */
+(function () {
+  "use strict";
+  var KEY = "qalisball.organiser";
+  var T = Q.T;
+  var params = new URLSearchParams(location.search);
+  if (params.get("token")) {
+    localStorage.setItem(KEY, params.get("token"));
+    params.delete("token"); // keep the secret out of the address bar and of screenshots
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+  }
+  var token = localStorage.getItem(KEY);
+
+  function signIn() { Q.show("login", !token); }
+  Q.$("login").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    token = ev.target.elements.token.value.trim();
+    if (token) localStorage.setItem(KEY, token);
+    Q.show("login-error", false);
+    signIn();
+  });
+
+  function say(form, text, bad) {
+    var n = form.querySelector(".form-msg");
+    if (!n) return;
+    n.textContent = text;
+    n.classList.toggle("error", !!bad);
+  }
+  function explain(status, answer) {
+    if (!answer) return T.failed + " (" + status + ")";
+    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
+    var text = answer.message || T.failed;
+    if (answer.fields) {
+      text += "\n" + Object.keys(answer.fields).map(function (k) {
+        var v = answer.fields[k];
+        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
+      }).join("\n");
+    }
+    return text;
+  }
+  function call(method, url, body, json) {
+    var headers = { Authorization: "Bearer " + token };
+    if (json) headers["Content-Type"] = "application/json";
+    return fetch(url, { method: method, headers: headers, body: body }).then(function (r) {
+      return r.json().catch(function () { return null; }).then(function (answer) {
+        if (r.status === 401 || r.status === 403) { Q.show("login-error", true); Q.show("login", true); }
+        return { status: r.status, answer: answer };
+      });
+    });
+  }
+
+  /* Only the fields the chosen "show" uses. */
+  function fieldsFor(form) {
+    var show = form.elements.show.value;
+    form.querySelectorAll("[data-for]").forEach(function (l) {
+      l.hidden = l.getAttribute("data-for").split(" ").indexOf(show) < 0;
+    });
+  }
+  document.querySelectorAll("form.screen-form").forEach(function (form) {
+    fieldsFor(form);
+    form.elements.show.addEventListener("change", function () { fieldsFor(form); });
+  });
+
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target.closest("form.act");
+    if (!form) return;
+    ev.preventDefault();
+    if (!token) { say(form, T.token_needed, true); signIn(); return; }
+    var kind = form.getAttribute("data-form");
+    if (kind === "screen") {
+      var name = form.getAttribute("data-name") || form.elements.name.value.trim();
+      var show = form.elements.show.value;
+      var body = { show: show };
+      if (show === "scoreboard" || show === "lineups") body.match = form.elements.match.value;
+      if (show === "competition") body.competition = form.elements.competition.value;
+      if (show === "slide") { body.image = form.elements.image.value; body.caption = form.elements.caption.value; }
+      call("PUT", "/api/screens/" + encodeURIComponent(name), JSON.stringify(body), true)
+        .then(function (res) {
+          if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+          say(form, T.saved, false);
+          if (!form.getAttribute("data-name")) location.reload();
+        })
+        .catch(function () { say(form, T.failed, true); });
+      return;
+    }
+    var url = kind === "logo" ? "/api/logos" : "/api/images?kind=slide";
+    call("POST", url, new FormData(form), false)
+      .then(function (res) {
+        if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+        say(form, T.uploaded, false);
+        location.reload();
+      })
+      .catch(function () { say(form, T.failed, true); });
+  });
+
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button.remove-logo");
+    if (!b || !token) return;
+    var team = b.getAttribute("data-team");
+    if (!confirm(Q.fmt(T.confirm_delete, { what: team }))) return;
+    call("DELETE", "/api/logos?team=" + encodeURIComponent(team), null, false).then(function (res) {
+      if (res.status < 300) location.reload();
+    });
+  });
+
+  signIn();
+})();
