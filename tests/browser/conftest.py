@@ -95,6 +95,10 @@ def start_server(tmp: Path, **env_changes: str) -> Server:
         "QALISBALL_DB": str(tmp / "live.db"),
         "QALISBALL_ADMIN_TOKEN": ADMIN,
         "PYTHONUNBUFFERED": "1",
+        # Engine.IO's own ping cycle (25 + 20 s), not the server's 10 + 10 s (D52): pages whose time a test
+        # moves on by 30 s with Playwright's fake clock would otherwise give up on a server that is there.
+        "QALISBALL_PING_INTERVAL": "25",
+        "QALISBALL_PING_TIMEOUT": "20",
         **env_changes,
     }
     log = tmp / "server.log"
