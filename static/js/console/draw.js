@@ -117,19 +117,19 @@ export function drawField(s) {
 }
 
 /* Greyed (aria-disabled, still pressable) when `legal` refuses the call for both teams: a press shows
- * the engine's reason. */
+ * the engine's reason. Never hidden (issue 13): every button keeps its place in every phase, pause and
+ * resume too (one of them is greyed). */
 function drawButtons(s) {
   document.querySelectorAll("[data-action]").forEach((b) => {
     const a = b.getAttribute("data-action");
     // Choosing a call for a correction: `legal` is about now, not about then (fix.js).
-    const v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
+    let v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
+    // While calls wait there is no `legal`: the clock shown says which of pause and resume applies.
+    if (v.ok === null && !live.fix && (a === "pause" || a === "resume") && Q.isHalf(s)) v = { ok: (a === "pause") === !!s.clock.running || null };
     b.setAttribute("aria-disabled", v.ok === false ? "true" : "false");
     b.classList.toggle("greyed", v.ok === false);
     b.classList.toggle("chosen", !!(live.call && live.call.action === a));
   });
-  const pr = document.querySelector('#controls [data-action="pause"]');
-  const re = document.querySelector('#controls [data-action="resume"]');
-  if (pr && re) { pr.hidden = !s.clock.running; re.hidden = !pr.hidden; }
 }
 
 function drawShootout(s) {
