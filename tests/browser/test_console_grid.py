@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from qalisball.demo import demo_request
 from tests.browser.conftest import Devices, Server, shot
-from tests.browser.helpers import console_url
+from tests.browser.helpers import action, console_url, live_match, player
 
 pytestmark = pytest.mark.browser
 
@@ -94,3 +94,44 @@ def test_issue13_no_console_button_moves_or_resizes_between_phases(devices: Devi
     assert len(links) == 2
     for text, w, h in links:
         assert w >= 48 and h >= 48, f"language link {text} is {w}×{h} px"
+
+
+@pytest.mark.parametrize(
+    ("locale", "committed", "last_touch", "shown"),
+    [("en-GB", "Committed by", "Last touched by", "Card shown to"), ("zh-CN", "犯规/违例方", "最后触球方", "出示给")],
+)
+def test_issue13_call_builders_say_whose_action_the_team_is(
+    devices: Devices, server: Server, locale: str, committed: str, last_touch: str, shown: str
+) -> None:
+    match_id, tokens = live_match(server)
+    console = devices.open(console_url(match_id, tokens["referee"]), locale=locale)
+    for call, words in (("foul", committed), ("ball_out_end", last_touch), ("yellow", shown)):
+        action(console, call)
+        expect(console.locator("#b-teams .b-sub")).to_have_text(words)
+        console.locator("#b-cancel").click()
+    action(console, "foul")  # no team preselected for a foul: the prompt says whose action it is too
+    expect(console.locator("#prompt")).to_have_text(committed)
+
+
+def test_10_1_restart_taken_is_sent_without_a_player_tap_unless_a_rule_needs_the_taker(devices: Devices, server: Server) -> None:
+    match_id, tokens = live_match(server)
+    ref = tokens["referee"]
+    console = devices.open(console_url(match_id, ref))
+    server.post(match_id, ref, {"type": "foul", "team": "away", "player": 2, "spot": {"x": 20, "y": 12}})
+    greyed(console, "restart_taken", False)
+    action(console, "restart_taken")  # one tap: the free kick is taken, no player named
+    taken = server.last_event(match_id, "restart_taken")
+    assert taken["type"] == "restart_taken" and taken["team"] == "home" and taken.get("player") is None
+    expect(console.locator("#builder")).to_be_hidden()
+
+    # 11.2: away substitutes at this stoppage; home's next restart... the player who came on may not take
+    # away's restart, so there the taker must be named (no "No player" button).
+    server.post(match_id, ref, {"type": "foul", "team": "home", "player": 2, "spot": {"x": 20, "y": 12}})
+    server.post(match_id, ref, {"type": "substitution", "team": "away", "out": 3, "in": 7})
+    expect(console.locator("#roster-away")).to_contain_text("#7")
+    action(console, "restart_taken")
+    expect(console.locator('#b-players [data-player="7"]')).to_be_disabled()
+    expect(console.locator('#b-players [data-player="none"]')).to_have_count(0)
+    player(console, 1)
+    taken = server.last_event(match_id, "restart_taken")
+    assert taken["team"] == "away" and taken["player"] == 1
