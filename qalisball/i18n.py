@@ -217,6 +217,10 @@ _JS = {
     "team_caught_by": _l("Caught by"),
     "team_attacking": _l("Attack established by"),
     "team_shot": _l("Shot by"),
+    # What to call next after a refusal because the ball is dead or in play (issue 13).
+    "hint_end_line": _l("The ball is dead: log the end-line ball (Ball out: end line)"),
+    "hint_stop_first": _l("The ball is in play: log what stopped play first"),
+    "hint_take_restart": _l("The restart is still pending: log “Restart taken” first"),
     "choose_player": _l("Player"),
     "player_out": _l("Going off"),
     "player_in": _l("Coming on"),

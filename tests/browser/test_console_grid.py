@@ -135,3 +135,54 @@ def test_10_1_restart_taken_is_sent_without_a_player_tap_unless_a_rule_needs_the
     player(console, 1)
     taken = server.last_event(match_id, "restart_taken")
     assert taken["team"] == "away" and taken["player"] == 1
+
+
+@pytest.mark.parametrize(
+    ("locale", "stop_first", "take_restart", "end_line"),
+    [
+        (
+            "en-GB",
+            "The ball is in play: log what stopped play first",
+            "The restart is still pending: log “Restart taken” first",
+            "The ball is dead: log the end-line ball (Ball out: end line)",
+        ),
+        (
+            "zh-CN",
+            "比赛正在进行：请先记录使比赛停止的事件",
+            "恢复比赛尚未执行：请先记录“已发球”",
+            "死球：请记录底线球（“球出底线”）",
+        ),
+    ],
+)
+def test_issue13_a_refusal_because_the_ball_is_dead_or_live_says_what_to_call_next(
+    devices: Devices, server: Server, locale: str, stop_first: str, take_restart: str, end_line: str
+) -> None:
+    match_id, tokens = live_match(server)
+    ref = tokens["referee"]
+    console = devices.open(console_url(match_id, ref), locale=locale)
+    hint = console.locator("#notice-hint")
+    console.locator('[data-action="restart_taken"]').click(force=True)  # 10.1: the ball is in play
+    expect(hint).to_have_text(stop_first)
+
+    server.post(match_id, ref, {"type": "foul", "team": "away", "player": 2, "spot": {"x": 20, "y": 12}})
+    greyed(console, "goal", True)
+    console.locator('[data-action="goal"]').click(force=True)  # the free kick is pending
+    expect(hint).to_have_text(take_restart)
+    server.post(match_id, ref, {"type": "restart_taken", "team": "home"})
+
+    # 10.4: a goal straight from an end-line ball is refused by the server; the ball went out: what next.
+    server.post(match_id, ref, {"type": "violation", "kind": "ball_out_end", "team": "home", "spot": {"x": 40, "y": 12}})
+    server.post(match_id, ref, {"type": "restart_taken", "team": "away"})
+    greyed(console, "goal", False)
+    seq = server.state(match_id)["seq"]
+    action(console, "goal")
+    console.locator('#b-options [data-choice="direct"]').click()
+    player(console, 1)
+    expect(console.locator("#notice-rule")).to_contain_text("10.4")
+    expect(hint).to_have_text(end_line)
+    assert server.state(match_id)["seq"] == seq
+
+    greyed(console, "substitution", True)
+    console.locator('[data-action="substitution"]').click(force=True)  # a refusal with its own advice (11.1)
+    expect(console.locator("#notice-rule")).to_contain_text("11.1")
+    expect(hint).to_be_hidden()
