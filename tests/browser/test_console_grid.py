@@ -186,3 +186,51 @@ def test_issue13_a_refusal_because_the_ball_is_dead_or_live_says_what_to_call_ne
     console.locator('[data-action="substitution"]').click(force=True)  # a refusal with its own advice (11.1)
     expect(console.locator("#notice-rule")).to_contain_text("11.1")
     expect(hint).to_be_hidden()
+
+
+# An AudioContext spy: every oscillator started is counted (a horn is two), nothing is played.
+AUDIO_SPY = """
+window.__oscillators = 0; window.__vibrations = 0;
+class SpyParam { setValueAtTime() {} exponentialRampToValueAtTime() {} }
+class SpyNode { connect() {} }
+window.AudioContext = class {
+  constructor() { this.state = "running"; this.currentTime = 0; this.destination = new SpyNode(); }
+  resume() {}
+  createGain() { const g = new SpyNode(); g.gain = new SpyParam(); return g; }
+  createOscillator() {
+    const o = new SpyNode(); o.frequency = new SpyParam();
+    o.start = () => { window.__oscillators += 1; }; o.stop = () => {}; return o;
+  }
+};
+navigator.vibrate = () => { window.__vibrations += 1; return true; };
+"""
+
+
+def test_issue13_the_horn_sounds_and_the_tablet_vibrates_at_time_up_and_the_mute_is_remembered(
+    devices: Devices, server: Server
+) -> None:
+    match_id, tokens = live_match(server)
+    ref = tokens["referee"]
+    console = devices.open(console_url(match_id, ref))
+    console.add_init_script(AUDIO_SPY)
+    console.reload()
+    console.locator("#field").click()  # a first tap: the browser lets the page start audio
+    length = server.state(match_id)["clock"]["length_ms"]
+    assert console.evaluate("window.__oscillators") == 0
+    server.post(match_id, ref, {"type": "clock", "action": "set", "elapsed_ms": length})
+    expect(console.locator("#clock")).to_have_class("clock up")
+    console.wait_for_function("window.__oscillators > 0")
+    assert console.evaluate("window.__vibrations") == 1
+
+    mute = console.locator("#horn-mute")
+    expect(mute).to_have_attribute("aria-pressed", "false")
+    mute.click()
+    console.reload()  # remembered on this device
+    expect(console.locator("#horn-mute")).to_have_attribute("aria-pressed", "true")
+    console.locator("#field").click()
+    server.post(match_id, ref, {"type": "clock", "action": "set", "elapsed_ms": length - 60_000})
+    expect(console.locator("#clock")).not_to_have_class("clock up")
+    server.post(match_id, ref, {"type": "clock", "action": "set", "elapsed_ms": length})
+    expect(console.locator("#clock")).to_have_class("clock up")
+    console.wait_for_function("window.__vibrations > 0")  # the vibration still comes: the mute is for sound
+    assert console.evaluate("window.__oscillators") == 0

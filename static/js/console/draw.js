@@ -9,6 +9,7 @@ import { drawUndo } from "./log.js";
 import * as sheet from "./sheet.js";
 import { fixable } from "./fix.js";
 import * as roster from "./roster.js";
+import * as horn from "./horn.js";
 
 const svg = document.querySelector("#field-wrap svg");
 const overlay = svg ? svg.querySelector(".overlay") : null;
@@ -41,8 +42,12 @@ export function draw() {
 }
 
 let wasUp = false;
+let ticked = false; // the first tick only learns the state: a console opened after time-up stays silent
+let lastLeft = 0;
 export function tick() {
   const s = live.view;
+  const first = !ticked;
+  ticked = true;
   Q.setText("clock", Q.clockText(s));
   const up = Q.isHalf(s) && Q.timeUp(s);
   Q.$("clock").classList.toggle("up", up);
@@ -50,9 +55,12 @@ export function tick() {
   if (up !== wasUp) {
     wasUp = up;
     if (up && Q.rejoin) Q.rejoin(); // time is up: the server's state now has no restart (10.2)
+    if (up && !first) { horn.horn(1.6); horn.vibrate(); } // issue 13: time-up is heard and felt
     draw();
   }
   const left = Q.returnLeft(s);
+  if (lastLeft > 0 && left <= 0 && !first) horn.horn(0.8); // the 30-s return is over (7.2)
+  lastLeft = left;
   Q.show("return", left > 0);
   if (left > 0) Q.setText("return", T.return_countdown + " 0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
 }
