@@ -234,3 +234,19 @@ def test_issue13_the_horn_sounds_and_the_tablet_vibrates_at_time_up_and_the_mute
     expect(console.locator("#clock")).to_have_class("clock up")
     console.wait_for_function("window.__vibrations > 0")  # the vibration still comes: the mute is for sound
     assert console.evaluate("window.__oscillators") == 0
+
+
+@pytest.mark.parametrize(
+    ("locale", "left", "right"),
+    [
+        ("en-GB", "人大 Renmin defends the left end", "人大 Renmin defends the right end"),
+        ("zh-CN", "人大 Renmin 防守左侧底线", "人大 Renmin 防守右侧底线"),
+    ],
+)
+def test_5_1_the_toss_asks_for_ends_in_plain_words(devices: Devices, server: Server, locale: str, left: str, right: str) -> None:
+    m = server.create_match(demo_request())
+    console = devices.open(console_url(m["id"], m["tokens"]["referee"]), locale=locale)
+    action(console, "coin_toss")
+    ends = console.locator('#b-options [data-choice="home_end"]')
+    expect(ends).to_have_text([left, right])
+    expect(console.locator("#builder")).not_to_contain_text("x = ")

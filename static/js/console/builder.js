@@ -68,7 +68,8 @@ const CHOICE_LABEL = {
   card: (v) => (v ? V.card[v] : T.no_card),
   where: (v) => V.where[v],
   side: (v) => T[v + "_side"],
-  home_end: (v) => T["end_" + v],
+  // Issue 13: in plain words, a whole sentence per choice ("Renmin defends the left end"), never "x = 0".
+  home_end: (v) => Q.fmt(T.defends, { team: teamName("home"), end: T["end_" + v] }),
 };
 
 function ask() { return ASK[live.call.action] || {}; }
@@ -265,7 +266,7 @@ export function drawBuilder() {
       return;
     }
     if (p.name === "kickoff") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.kicks_off, { team: "…" })) + "</span>";
-    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.defends, { team: teamName("home"), end: "…" })) + "</span>";
+    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(T.toss_ends) + "</span>";
     const values = p.kind === "team" ? TEAMS : (p.nullable ? [""] : []).concat(p.choices);
     values.forEach((v) => {
       const text = p.kind === "team" ? Q.esc(teamName(v)) : (p.name === "card" && v ? '<span class="card ' + v + '"></span>' : "") + Q.esc((CHOICE_LABEL[p.name] || String)(v));

@@ -162,7 +162,6 @@ const muteBtn = Q.$("horn-mute");
 function drawMute() {
   const on = horn.muted();
   muteBtn.setAttribute("aria-pressed", on ? "true" : "false");
-  muteBtn.textContent = on ? "🔕" : "🔔";
 }
 muteBtn.addEventListener("click", () => { horn.setMuted(!horn.muted()); drawMute(); muteBtn.blur(); });
 drawMute();
