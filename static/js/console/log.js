@@ -249,6 +249,9 @@ export function notice(n) {
   Q.setText(act, noticeAction ? noticeAction.label : "");
   act.hidden = !noticeAction;
   Q.show(box, true);
+  // The notices' box has a fixed height (issue 13): under a banner, scroll it to the new notice.
+  const area = Q.$("notices");
+  if (area) area.scrollTop = box.offsetTop; // .notices is positioned: offsetTop is within it
 }
 let noticeAction = null; // {label, run}: what the notice offers (a goal just logged: disallow it)
 Q.$("notice-action").addEventListener("click", () => {
