@@ -171,6 +171,9 @@ DECISIONS: dict[str, tuple[str, str]] = {
     ),
     "D82": ("报告CSV每行带比赛编号、日期、双方与比分", "The report CSV carries the match, date, teams and score on every row"),
     "D83": ("报告时间采用比赛所在时区，否则采用服务器本地时区", "Report times in the match's time zone, else the server's"),
+    # The console at the field (issue 13).
+    "D130": ("只有规则需要时才须指定发球队员", "The restart taker is asked for only where a rule needs him"),
+    "D131": ("计分台喇叭与振动，可静音", "The console's horn and vibration, with a mute"),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),

@@ -99,7 +99,7 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     action(referee, "period_start")
     expect(board.locator("#phase")).to_have_text("1st half")
     action(referee, "restart_taken")
-    player(referee, 1)
+    # no taker needed here (issue 13): sent at once, without a player tap
     expect(referee.locator("#restart")).to_have_text("比赛进行中")
 
     # The assistant signals a goal (4.3): 1-0.
@@ -107,7 +107,7 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     player(assistant, 2)
     expect(board.locator("#home-score")).to_have_text("1")
     action(referee, "restart_taken")  # away's kickoff (5.3)
-    player(referee, 1)
+    # no taker needed here (issue 13): sent at once, without a player tap
 
     # A foul by home #3 with a yellow card, tapped where it happened: away's free kick (10.6).
     action(referee, "foul")
@@ -149,7 +149,7 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     expect(referee.locator("#restart")).to_have_text("中圈开球 · Shanghai 上海")
     expect(referee.locator("#ends .left")).to_contain_text("Shanghai 上海")
     action(referee, "restart_taken")
-    player(referee, 4)
+    # no taker needed here (issue 13): sent at once, without a player tap
     scorer.keyboard.press(" ")  # pause
     expect(scorer.locator("#clock")).to_have_class("clock paused")
     expect(board.locator("#paused")).to_have_text("Paused")  # in words on the big screen, not only amber

@@ -40,12 +40,36 @@ const PICK = {
   in: { label: "player_in", from: "bench" },
   caught: { label: "caught", team: "other" },
 };
+// Whose action the call's team is (issue 13): said above the team buttons and in the prompt, never
+// just "team". A call not named here (a new one in the catalogue) falls back to "Team".
+const TEAM_ROLE = {
+  restart_taken: "team_awarded",
+  goal: "team_scored",
+  ball_out_side: "team_last_touch",
+  ball_out_end: "team_last_touch",
+  ball_grounded: "team_last_touch",
+  ball_in_area: "team_last_touch",
+  player_in_area: "team_committed",
+  caught: "team_committed",
+  restart: "team_committed",
+  foul: "team_committed",
+  yellow: "team_shown",
+  red: "team_shown",
+  steal: "team_won",
+  catch: "team_caught_by",
+  attack: "team_attacking",
+  shot_missed: "team_shot",
+  injury: "team_injured",
+  substitution: "team_substituting",
+};
+export function teamRole(action) { return T[TEAM_ROLE[action]] || T.choose_team; }
 // Labels of a choice's values.
 const CHOICE_LABEL = {
   card: (v) => (v ? V.card[v] : T.no_card),
   where: (v) => V.where[v],
   side: (v) => T[v + "_side"],
-  home_end: (v) => T["end_" + v],
+  // Issue 13: in plain words, a whole sentence per choice ("Renmin defends the left end"), never "x = 0".
+  home_end: (v) => Q.fmt(T.defends, { team: teamName("home"), end: T["end_" + v] }),
 };
 
 function ask() { return ASK[live.call.action] || {}; }
@@ -123,8 +147,13 @@ function mayPickNone(p) {
   const v = verdict(s, "bring_on", team);
   return v.ok === true || (v.ok === null && s.teams[team].on_field.length < (s.starters || 0));
 }
+/* Whether the restart's taker must be named: a penalty (10.8, `legal.taker_required`), or a player came
+ * on at this stoppage, who may not take it (11.2, `legal.came_on`). */
+function needsTaker(team) {
+  return takerRequired(live.view) || (!!team && cameOn(live.view, team).length > 0);
+}
 function pickRequired(p) {
-  if (live.call.def.type === "restart_taken") return !fixing() && takerRequired(live.view);
+  if (live.call.def.type === "restart_taken") return !fixing() && needsTaker(live.call.team);
   return p.required && !p.nullable;
 }
 
@@ -219,7 +248,7 @@ export function drawBuilder() {
   Q.setText("b-title", fixing() ? Q.fmt(live.fix.mode === "insert" ? T.fix_insert_title : T.fix_amend_title, { what: def.label }) : def.label);
   let teams = "", opts = "", label = "", players = "", extra = "";
   if (teamParam()) {
-    teams = TEAMS.map((t) => {
+    teams = '<span class="b-sub">' + Q.esc(teamRole(call.action)) + "</span>" + TEAMS.map((t) => {
       const v = fixing() ? { ok: true } : verdict(then(), call.action, t);
       const attrs = { "data-team": t };
       let why = "";
@@ -237,7 +266,7 @@ export function drawBuilder() {
       return;
     }
     if (p.name === "kickoff") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.kicks_off, { team: "…" })) + "</span>";
-    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.defends, { team: teamName("home"), end: "…" })) + "</span>";
+    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(T.toss_ends) + "</span>";
     const values = p.kind === "team" ? TEAMS : (p.nullable ? [""] : []).concat(p.choices);
     values.forEach((v) => {
       const text = p.kind === "team" ? Q.esc(teamName(v)) : (p.name === "card" && v ? '<span class="card ' + v + '"></span>' : "") + Q.esc((CHOICE_LABEL[p.name] || String)(v));
@@ -365,8 +394,11 @@ function tryComplete(trigger) {
   const call = live.call;
   if (!call) return;
   if (fixing()) { fixComplete(); return; }
-  if (teamParam() && !call.team) { prompt("choose_team"); return; }
+  if (teamParam() && !call.team) { prompt(teamRole(call.action)); return; }
   Q.show("prompt", false);
+  // Issue 13: the taker is named only where a rule depends on him; otherwise the restart is sent at once,
+  // without a player tap.
+  if (call.def.type === "restart_taken" && call.picks[0] === undefined && !needsTaker(call.team)) { send(); return; }
   const missing = options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null));
   if (missing) return;
   const ps = picks();
@@ -396,7 +428,7 @@ function tryComplete(trigger) {
 function fixComplete() {
   const call = live.call;
   let missing = "";
-  if (teamParam() && !call.team) missing = "choose_team";
+  if (teamParam() && !call.team) missing = teamRole(call.action);
   else if (options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null))) missing = "fix_choose_option";
   else if (picks().some((p, i) => call.picks[i] === undefined && !mayPickNone(p))) missing = "fix_choose_player";
   else if (call.def.spot === "required" && !call.spot) missing = ask().prompt || "tap_field";

@@ -9,6 +9,7 @@ import { drawUndo } from "./log.js";
 import * as sheet from "./sheet.js";
 import { fixable } from "./fix.js";
 import * as roster from "./roster.js";
+import * as horn from "./horn.js";
 
 const svg = document.querySelector("#field-wrap svg");
 const overlay = svg ? svg.querySelector(".overlay") : null;
@@ -41,8 +42,12 @@ export function draw() {
 }
 
 let wasUp = false;
+let ticked = false; // the first tick only learns the state: a console opened after time-up stays silent
+let lastLeft = 0;
 export function tick() {
   const s = live.view;
+  const first = !ticked;
+  ticked = true;
   Q.setText("clock", Q.clockText(s));
   const up = Q.isHalf(s) && Q.timeUp(s);
   Q.$("clock").classList.toggle("up", up);
@@ -50,9 +55,12 @@ export function tick() {
   if (up !== wasUp) {
     wasUp = up;
     if (up && Q.rejoin) Q.rejoin(); // time is up: the server's state now has no restart (10.2)
+    if (up && !first) { horn.horn(1.6); horn.vibrate(); } // issue 13: time-up is heard and felt
     draw();
   }
   const left = Q.returnLeft(s);
+  if (lastLeft > 0 && left <= 0 && !first) horn.horn(0.8); // the 30-s return is over (7.2)
+  lastLeft = left;
   Q.show("return", left > 0);
   if (left > 0) Q.setText("return", T.return_countdown + " 0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
 }
@@ -117,19 +125,19 @@ export function drawField(s) {
 }
 
 /* Greyed (aria-disabled, still pressable) when `legal` refuses the call for both teams: a press shows
- * the engine's reason. */
+ * the engine's reason. Never hidden (issue 13): every button keeps its place in every phase, pause and
+ * resume too (one of them is greyed). */
 function drawButtons(s) {
   document.querySelectorAll("[data-action]").forEach((b) => {
     const a = b.getAttribute("data-action");
     // Choosing a call for a correction: `legal` is about now, not about then (fix.js).
-    const v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
+    let v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
+    // While calls wait there is no `legal`: the clock shown says which of pause and resume applies.
+    if (v.ok === null && !live.fix && (a === "pause" || a === "resume") && Q.isHalf(s)) v = { ok: (a === "pause") === !!s.clock.running || null };
     b.setAttribute("aria-disabled", v.ok === false ? "true" : "false");
     b.classList.toggle("greyed", v.ok === false);
     b.classList.toggle("chosen", !!(live.call && live.call.action === a));
   });
-  const pr = document.querySelector('#controls [data-action="pause"]');
-  const re = document.querySelector('#controls [data-action="resume"]');
-  if (pr && re) { pr.hidden = !s.clock.running; re.hidden = !pr.hidden; }
 }
 
 function drawShootout(s) {

@@ -48,7 +48,12 @@ export function cameOn(state, team) {
 }
 
 /* Whether the pending restart needs a named taker (a penalty, 10.8); unknown: the server rules. */
-export function takerRequired(state) { return !!(state.legal && state.legal.taker_required); }
+export function takerRequired(state) {
+  if (state && state.legal) return !!state.legal.taker_required;
+  // While calls wait there is no `legal`: ask for the taker of a forecast penalty rather than send a
+  // restart the server would refuse (the same test as qalisball/rules/legal.py's taker_required).
+  return !!(state && state.restart && state.restart.type === "penalty");
+}
 
 /* A reason of `legal` (or a refusal's template and params) in the page's language. */
 export function reasonText(r) {

@@ -242,11 +242,16 @@ export function notice(n) {
   Q.setText("notice-rule", n.rule || "");
   Q.setText("notice-title", n.title || "");
   Q.setText("notice-msg", n.msg || "");
+  Q.setText("notice-hint", n.hint || "");
+  Q.show("notice-hint", !!n.hint);
   const act = Q.$("notice-action");
   noticeAction = n.action || null;
   Q.setText(act, noticeAction ? noticeAction.label : "");
   act.hidden = !noticeAction;
   Q.show(box, true);
+  // The notices' box has a fixed height (issue 13): under a banner, scroll it to the new notice.
+  const area = Q.$("notices");
+  if (area) area.scrollTop = box.offsetTop; // .notices is positioned: offsetTop is within it
 }
 let noticeAction = null; // {label, run}: what the notice offers (a goal just logged: disallow it)
 Q.$("notice-action").addEventListener("click", () => {
@@ -257,10 +262,26 @@ Q.$("notice-action").addEventListener("click", () => {
 export function hideNotice() { Q.show("notice", false); }
 Q.$("notice-close").addEventListener("click", hideNotice);
 
+/* Issue 13: after a refusal because the ball is dead or in play, what to call next. Derived from the
+ * refusal's English template (the engine's msgid: `legal`'s reasons carry it; a server refusal carries
+ * its English text as `message`, or `message_en` in another language). A refusal not listed gets none. */
+const HINTS = [
+  [/^a bottle knocked down straight from an end-line ball/, "hint_end_line"], // 10.4: the ball went out
+  [/^no restart is pending: the ball is in play/, "hint_stop_first"], // 10.1: a restart while live
+  [/^the ball is dead \(/, "hint_take_restart"], // a live-ball call while a restart is pending
+];
+export function hintFor(englishText) {
+  const h = HINTS.find(([re]) => re.test(englishText || ""));
+  return h ? T[h[1]] : "";
+}
+
 /* A greyed call pressed: the engine's own reason, with its rule, in the page's language. */
 export function refusedHere(what, reason) {
   if (!reason) return;
-  notice({ kind: "refusal", rule: Q.fmt(T.not_now_rule, { rule: reason.rule }), title: ruleTitle(reason.rule), msg: what + " — " + reasonText(reason) });
+  notice({
+    kind: "refusal", rule: Q.fmt(T.not_now_rule, { rule: reason.rule }), title: ruleTitle(reason.rule),
+    msg: what + " — " + reasonText(reason), hint: hintFor(reason.template || reason.message),
+  });
 }
 
 /* The server refused a call (its message is already in the page's language). */
@@ -271,7 +292,8 @@ export function refused(data, body, queued) {
   let msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + ((data && data.message) || "");
   const fields = flattenFields(data && data.fields, "", []);
   if (fields.length) msg += T.colon + fields.join("; ");
-  notice({ kind: "refusal", rule: head, title: ruleTitle(rule), msg: msg });
+  const english = data && data.error === "rule" ? data.message_en || data.message : "";
+  notice({ kind: "refusal", rule: head, title: ruleTitle(rule), msg: msg, hint: hintFor(english) });
 }
 
 /* A 400's `fields` map as "elapsed_ms: must be at most …" lines. */

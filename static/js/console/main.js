@@ -27,6 +27,7 @@ import * as fix from "./fix.js";
 import * as roster from "./roster.js";
 import * as devices from "./devices.js";
 import "./notes.js";
+import * as horn from "./horn.js";
 
 localStorage.setItem("qalisball.token." + matchId, token); // this tablet's role, for a link without one
 
@@ -155,6 +156,15 @@ document.addEventListener("keydown", (ev) => {
   const action = KEYS[k === "Enter" ? "enter" : k.toLowerCase()];
   if (action) { ev.preventDefault(); start(action); }
 });
+
+/* The horn's mute, remembered on this device (issue 13). */
+const muteBtn = Q.$("horn-mute");
+function drawMute() {
+  const on = horn.muted();
+  muteBtn.setAttribute("aria-pressed", on ? "true" : "false");
+}
+muteBtn.addEventListener("click", () => { horn.setMuted(!horn.muted()); drawMute(); muteBtn.blur(); });
+drawMute();
 
 /* ---- live ---------------------------------------------------------------------------------------- */
 Q.connect(matchId, {
