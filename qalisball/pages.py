@@ -453,6 +453,17 @@ def console(match_id: str) -> tuple[str, int] | str:
     )
 
 
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The offline shell's service worker (static/js/sw.js), served at the root so that its scope covers
+    every page; never cached by the browser's HTTP cache, so a new version is picked up at once."""
+    response = current_app.send_static_file("js/sw.js")
+    response.headers["Service-Worker-Allowed"] = "/"
+    response.headers["Cache-Control"] = "no-cache"
+    response.mimetype = "application/javascript"
+    return response
+
+
 def _field_title() -> str:
     from flask_babel import gettext
 

@@ -1,0 +1,37 @@
+/* The offline shell (issue 13): a service worker that keeps the last copy of every page and asset it
+ * served, so that a console reloaded without network opens with its queue (the queue itself is in
+ * localStorage; queue.js sends it once, in order, when the network returns), and the scoreboard and phone
+ * pages open with their last state. Network first, the cache only when the network fails: a page is
+ * never older than the server when the server can be reached. The API and Socket.IO are never cached. */
+"use strict";
+var CACHE = "qalisball-shell-v1";
+
+self.addEventListener("install", function () { self.skipWaiting(); });
+self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
+
+function cacheable(url) {
+  if (url.origin !== self.location.origin) return false;
+  if (url.pathname.indexOf("/api/") === 0 || url.pathname.indexOf("/socket.io/") === 0) return false;
+  return url.pathname.indexOf("/static/") === 0 || url.pathname.indexOf("/matches/") === 0;
+}
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (!cacheable(url)) return;
+  event.respondWith(
+    fetch(request).then(function (response) {
+      if (response.ok) {
+        var copy = response.clone();
+        caches.open(CACHE).then(function (cache) { cache.put(request, copy); });
+      }
+      return response;
+    }).catch(function () {
+      // Offline: the last copy of this very URL (a console's link carries its token: its own copy).
+      return caches.open(CACHE).then(function (cache) {
+        return cache.match(request).then(function (hit) { return hit || cache.match(request, { ignoreSearch: true }); });
+      }).then(function (hit) { return hit || Response.error(); });
+    })
+  );
+});
