@@ -15,10 +15,23 @@
   var live = {};
   if (data.server_time_ms) Q.sample(data.server_time_ms);
 
+  /* Which of two live snapshots of a fixture is the newer (its match's seq, else the server's time). */
+  function newer(a, b) {
+    if (!b) return true;
+    if (!a) return false;
+    if (a.seq !== undefined && b.seq !== undefined && a.seq !== b.seq) return a.seq > b.seq;
+    return (a.server_time_ms || 0) >= (b.server_time_ms || 0);
+  }
+  /* The server-rendered part's live data, merged with what the socket said meanwhile: a part fetched just
+     before a goal must not put the score back (the newer snapshot wins), and every fixture is drawn again. */
   function readLive() {
     var el = body && body.querySelector(".live-data");
-    live = el ? JSON.parse(el.textContent) : {};
-    Object.keys(live).forEach(function (fid) { if (live[fid] && live[fid].server_time_ms) Q.sample(live[fid].server_time_ms); });
+    var fresh = el ? JSON.parse(el.textContent) : {};
+    Object.keys(fresh).forEach(function (fid) {
+      if (newer(fresh[fid], live[fid])) live[fid] = fresh[fid];
+      if (live[fid] && live[fid].server_time_ms) Q.sample(live[fid].server_time_ms);
+    });
+    Object.keys(live).forEach(drawFixture);
   }
 
   function clockOf(l) {
@@ -55,9 +68,12 @@
   }
 
   var pending = false;
+  var again = false;
   QC.refresh = function () {
-    if (pending || !body) return;
+    if (!body) return;
+    if (pending) { again = true; return; } // asked while a fetch runs: fetch once more after it
     pending = true;
+    again = false;
     var url = location.pathname.replace(/\/$/, "") + "/part" + location.search;
     fetch(url, { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
@@ -68,7 +84,10 @@
         if (QC.onRefresh) QC.onRefresh();
       })
       .catch(function () {})
-      .then(function () { pending = false; });
+      .then(function () {
+        pending = false;
+        if (again) QC.refresh();
+      });
   };
 
   function connect() {
@@ -95,7 +114,7 @@
     socket.on("fixture", function (msg) {
       if (!msg || !msg.live) return;
       if (msg.live.server_time_ms) Q.sample(msg.live.server_time_ms);
-      live[msg.fixture] = msg.live;
+      if (newer(msg.live, live[msg.fixture])) live[msg.fixture] = msg.live;
       drawFixture(msg.fixture);
     });
     socket.on("competition", function () {
