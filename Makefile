@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(PY) bench/report_bench.py
 	$(PY) bench/competition_bench.py
 	$(PY) bench/screens_bench.py
+	$(PY) bench/tap_latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

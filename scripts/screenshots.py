@@ -63,6 +63,13 @@ def screens(browser: Browser, srv: Server, out: Path, lang: str, matches: dict[s
     save(page, out / f"overlay-goal-{lang}.png")
     shoot(page, f"/matches/{matches['live']}/lineups", lang, out, "lineups")
     ctx.close()
+    tablet = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=srv.base, locale="en-GB")
+    page = tablet.new_page()
+    page.goto(f"/matches/{matches['live']}/referee?token={matches['referee']}&lang={lang}")
+    page.wait_for_selector('[data-action="goal"]')
+    page.wait_for_timeout(800)
+    save(page, out / f"console-{lang}.png")
+    tablet.close()
     phone = browser.new_context(viewport=PHONE, base_url=srv.base, locale="en-GB")
     page = phone.new_page()
     page.goto(f"/matches/{matches['live']}?lang={lang}")
@@ -80,6 +87,7 @@ def main(out: Path) -> None:
             srv.post(live, tokens["scorer"], {"type": "clock", "action": "set", "elapsed_ms": 754_000})
             matches = {
                 "live": live,
+                "referee": tokens["referee"],
                 "shootout": in_shootout(
                     srv, "中国人民大学附属中学第二分校立群球代表队", "Tsinghua University Bottle Ball", kicks=5
                 )[0],

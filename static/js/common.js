@@ -467,7 +467,7 @@
 
   /* The offline shell (issue 13): every match page registers the service worker (static/js/sw.js) that
      keeps its last copy, so a console reloaded without network opens with its queue. */
-  if ("serviceWorker" in navigator && location.pathname.indexOf("/matches/") === 0) {
+  if (typeof navigator !== "undefined" && "serviceWorker" in navigator && location.pathname.indexOf("/matches/") === 0) {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
 })();

@@ -85,8 +85,8 @@ def _free_port() -> int:
 
 
 def start_server(tmp: Path, **env_changes: str) -> Server:
-    """app.py (gevent) on a free port with its own database in ``tmp``; returns once it answers."""
-    port = _free_port()
+    """app.py (gevent) on a free port (or ``PORT=``) with its own database in ``tmp``; returns once it answers."""
+    port = int(env_changes.pop("PORT", "0")) or _free_port()
     env = {
         **os.environ,
         "QALISBALL_ASYNC_MODE": "gevent",
