@@ -331,10 +331,11 @@ def bench_http(request: dict[str, Any], entries: list[Entry]) -> dict[str, Any]:
         commits: list[float] = []
         append = store.append
 
-        def timed_append(entry: Any) -> None:
+        def timed_append(entry: Any) -> Any:
             t0 = time.perf_counter()
-            append(entry)
+            stored = append(entry)  # the entry as stored (with its place in the hash chain)
             commits.append(time.perf_counter() - t0)
+            return stored
 
         store.append = timed_append  # type: ignore[method-assign]
         client = app.test_client()

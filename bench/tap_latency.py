@@ -31,12 +31,14 @@ from qalisball.demo import demo_request  # noqa: E402
 
 ADMIN = "bench-tap-latency-organiser-token"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-# Set on the scoreboard: when the home score's text last changed (absolute ms, the browser's clock).
+# Set on the scoreboard: when either score's text changed (absolute ms, the browser's clock).
 WATCH = """() => {
-  const el = document.getElementById("home-score");
   window.__changed = [];
-  new MutationObserver(() => window.__changed.push([el.textContent, performance.timeOrigin + performance.now()]))
-    .observe(el, {childList: true, characterData: true, subtree: true});
+  for (const id of ["home-score", "away-score"]) {
+    const el = document.getElementById(id);
+    new MutationObserver(() => window.__changed.push([el.textContent, performance.timeOrigin + performance.now()]))
+      .observe(el, {childList: true, characterData: true, subtree: true});
+  }
 }"""
 # Set on the console: when each pointerdown happened (the tap that sends is the last one).
 TAPS = """() => {
@@ -101,17 +103,19 @@ def main() -> None:
             for goal in range(1, args.rounds + 1):
                 console.locator('[data-action="goal"]').click()
                 console.locator('#b-players button[data-player="3"]').first.click()  # the last tap: sent
+                tap = float(console.evaluate("() => window.__taps[window.__taps.length - 1]"))
                 deadline = time.monotonic() + 10
                 changed: list[list[object]] = []
                 while time.monotonic() < deadline:
-                    changed = [c for c in board.evaluate("() => window.__changed") if c[0] == str(goal)]
+                    changed = [c for c in board.evaluate("() => window.__changed") if float(c[1]) > tap]  # type: ignore[arg-type]
                     if changed:
                         break
                     time.sleep(0.01)
                 assert changed, f"the scoreboard never showed goal {goal}"
-                tap = float(console.evaluate("() => window.__taps[window.__taps.length - 1]"))
                 latencies.append(float(changed[0][1]) - tap)  # type: ignore[arg-type]
-                post({"type": "restart_taken", "team": "away"})  # away's kickoff (5.3): the ball is live again
+                # The team that conceded kicks off (5.3): take it, the ball is live again (and that team's).
+                kicker = requests.get(f"{base}/api/matches/{m['id']}", timeout=10).json()["restart"]["team"]
+                post({"type": "restart_taken", "team": kicker})
                 console.wait_for_selector('[data-action="goal"]:not([disabled])')
                 time.sleep(0.2)
             browser.close()
