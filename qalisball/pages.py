@@ -22,14 +22,14 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import qrcode
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from marshmallow import ValidationError
 
 from . import i18n, rulebook
 from .field_svg import field_svg
-from .rules import catalogue, corrections
+from .rules import catalogue, engine
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
@@ -561,6 +561,8 @@ def spectator(match_id: str) -> str:
             if k is not None:
                 entries[i] = {**e, "points": k["points"], "taker": k["player"]}
     ctx["page"]["log"] = entries
+    # What the timeline shows, from the event catalogue: true, or the field that must be set.
+    ctx["page"]["on_timeline"] = {t.type: t.timeline or t.timeline_if or False for t in catalogue.BY_TYPE.values()}
     return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
 
 
@@ -571,13 +573,24 @@ def timeline(m: Match) -> list[dict[str, Any]]:
     corrected event as corrected, a missed call added at its place, nothing voided. A yellow card that
     is a player's second is marked ``second_yellow`` (SPEC M8: shown as the sending-off it is).
     """
-    entries = [e.public() for e in corrections.effective_log(m.log)]
-    shown = [e for e in entries if catalogue.on_timeline(e["type"], e)]
-    yellows: dict[tuple[str, int], int] = {}
-    for e in shown:
-        if (e["type"] == "card" and e.get("color") == "yellow") or (e["type"] == "foul" and e.get("card") == "yellow"):
-            key = (e["team"], e.get("player"))
-            yellows[key] = yellows.get(key, 0) + 1
-            if yellows[key] == 2:
+    shown: list[dict[str, Any]] = []
+    for step in engine.replay_steps(m.setup, m.log):  # the engine's own replay: nothing re-derived here
+        e = step.entry.public()
+        if not catalogue.on_timeline(e["type"], e):
+            continue
+        team, player = e.get("team"), e.get("player")
+        if step.before is not None and team in TEAMS and player is not None:
+            # The engine sent him off with this card's second yellow (9.3, M8).
+            was, now = step.before.teams[team].second_yellow, step.after.teams[team].second_yellow
+            if player in now and player not in was:
                 e["second_yellow"] = True
+        shown.append(e)
     return shown
+
+
+@bp.get("/matches/<match_id>/timeline.json")
+def timeline_json(match_id: str) -> Response:
+    """The spectator's timeline as ``timeline`` makes it, and the log's last seq: the phone page fetches it
+    again after a correction or a card rather than re-deriving either (SPEC D8, M3, M8)."""
+    m = _match(match_id)
+    return jsonify({"seq": m.seq, "entries": timeline(m)})

@@ -214,3 +214,27 @@ def test_M8_the_state_counts_fouls_and_shows_second_yellows(match: MatchDriver) 
     s = match.post({"type": "foul", "team": "home", "player": 4, "spot": {"x": 22, "y": 10}, "card": "yellow"})["state"]
     home = s["teams"]["home"]
     assert home["fouls"] == {"4": 2} and home["second_yellow"] == [4] and home["sent_off"] == [4]
+
+
+def test_D35_a_note_in_between_does_not_hide_a_duplicate_goal(match: MatchDriver) -> None:
+    live(match)
+    first = match.post({"type": "goal", "team": "home", "player": 3}, role="assistant1")
+    match.post({"type": "note", "text": "bottle hit the post first"}, role="assistant2")
+    r = raw(match, {"type": "goal", "team": "home"}, match.tokens["referee"])
+    assert r.status_code == 200 and r.get_json()["duplicate_of"] == first["seq"]
+
+
+def test_M3_M8_the_phone_timeline_is_the_servers_with_corrections_in_place_and_second_yellows_marked(
+    match: MatchDriver, client: FlaskClient
+) -> None:
+    live(match)
+    goal = match.post({"type": "goal", "team": "home", "player": 3})["seq"]
+    match.post({"type": "amend", "target": goal, "event": {"type": "goal", "team": "home", "player": 4}})
+    match.post({"type": "card", "team": "away", "player": 2, "color": "yellow"})
+    last = match.post({"type": "card", "team": "away", "player": 2, "color": "yellow"})["seq"]
+    body = client.get(f"/matches/{match.id}/timeline.json").get_json()
+    assert body["seq"] == last
+    goals = [e for e in body["entries"] if e["type"] == "goal"]
+    assert [(e["player"], e["seq"]) for e in goals] == [(4, goal + 1)]  # the amend, in the goal's place
+    cards = [e for e in body["entries"] if e["type"] == "card"]
+    assert [e.get("second_yellow", False) for e in cards] == [False, True]  # the engine's send-off (9.3)

@@ -27,7 +27,7 @@ SEEDS = range(12)
 
 def _accepted(s: MatchState, event: Event, now: int) -> bool:
     try:
-        engine.check_references(s.setup, event)
+        engine.check_references(s, event)
         engine.apply(s, event, now)
     except (RuleViolation, InvalidEvent):
         return False

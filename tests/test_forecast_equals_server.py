@@ -140,7 +140,7 @@ def accept(s: MatchState, body: dict[str, Any], now: int) -> MatchState | None:
     """The engine's answer to a posted body: the new state, or None when it is refused."""
     try:
         event = parse_event(dict(body)).event
-        engine.check_references(s.setup, event)
+        engine.check_references(s, event)
         return engine.apply(s, event, now)
     except (ValidationError, InvalidEvent, RuleViolation):
         return None

@@ -348,10 +348,27 @@ def test_M8_a_second_yellow_is_a_send_off_everywhere(match: EngineMatch) -> None
     assert away["second_yellow"] == [2] and away["sent_off"] == [2] and 2 not in away["on_field"]
 
 
-def test_restart_taken_without_a_player_except_a_penalty(match: EngineMatch) -> None:
+def test_D38_restart_taken_without_a_player_except_a_penalty(match: EngineMatch) -> None:
     """API.md: the taker is optional, except for a penalty (10.8)."""
     match.kickoff()
     assert match.post(RestartTaken("home"))["ball"] == "live"
     match.post(Violation("player_in_area", "away", spot=(38.5, 12.5)))  # away in its own area: home's penalty
     match.refused(RestartTaken("home"), "10.8")
     assert match.post(RestartTaken("home", 3))["ball"] == "live"
+
+
+def test_D32_a_call_stamped_a_little_ahead_of_the_clock_is_taken_as_made_now(match: EngineMatch) -> None:
+    live(match)
+    to_clock(match, 60_000)
+    s = match.post(Goal("home", 3), at_ms=60_400)  # the tablet's clock 0.4 s ahead of the server's
+    assert s["score"]["home"] == 1 and s["last_at_ms"] == 60_000
+    match.take()
+    match.refused(Goal("away", 3), "M1", at_ms=60_600)  # 0.6 s ahead: later than the clock
+
+
+def test_D33_ending_a_half_is_judged_when_received_whatever_its_stamp(match: EngineMatch) -> None:
+    live(match)
+    to_clock(match, HALF + 5_000)
+    # Stamped before time was up, ending the half is still judged when it arrives: the half's time is up.
+    s = match.post(PeriodEnd(), at_ms=HALF - 1_000)
+    assert s["phase"] == "halftime"

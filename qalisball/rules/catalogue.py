@@ -371,6 +371,12 @@ def violation_label(kind: str) -> str:
     return chosen.label if chosen is not None else kind
 
 
+def violation_rule(kind: str) -> str:
+    """The rule of the book that names a violation kind ("8.2" for a ball out)."""
+    chosen = BY_TYPE["violation"].variant(kind)
+    return chosen.rule if chosen is not None and chosen.rule else "8.1"
+
+
 def violation_words(kind: str) -> str:
     """How a refusal names a violation kind ("a ball out side violation")."""
     chosen = BY_TYPE["violation"].variant(kind)

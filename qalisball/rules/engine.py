@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from . import field as geo
 from . import shootout as so
-from .catalogue import violation_label, violation_words
+from .catalogue import violation_label, violation_rule, violation_words
 from .common import TEAMS, Side, Team, other_team
 from .corrections import Row, check_correction, effective_log
 from .errors import N_, InvalidEvent, RuleViolation
@@ -605,7 +605,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
     if not _forgive(s, ev.team, ev.player, spot):
         _stop(s)
         _give(s, outcome)
-        _explain_call(s, _variant_rule(ev.kind), ev.kind, ev.team, ev.player)
+        _explain_call(s, violation_rule(ev.kind), ev.kind, ev.team, ev.player)
 
 
 def _restart_violation(ev: Violation, s: MatchState) -> None:
@@ -1035,12 +1035,6 @@ def _explain_foul(s: MatchState, rule: str, team: Team, player: int | None) -> N
         _explain(s, rule, N_("foul by {team}"), team=team)
     else:
         _explain(s, rule, N_("foul by {team} #{player}"), team=team, player=player)
-
-
-def _variant_rule(kind: str) -> str:
-    return {"ball_out_side": "8.2", "ball_out_end": "8.2", "ball_grounded": "8.3", "ball_in_area": "8.4", "caught": "8.6"}.get(
-        kind, "8.1"
-    )
 
 
 def _give_restart(s: MatchState, kind: RestartType, team: Team, spot: geo.Point, end: Any = None) -> None:

@@ -6,77 +6,15 @@
 (function () {
   "use strict";
   var state = Q.data.state;
-  var ON_TIMELINE = { goal: 1, card: 1, substitution: 1, period_start: 1, period_end: 1, shootout_kick: 1, abandon: 1, reopen: 1 };
-  // Changes that move or rename what is already shown: the timeline is rebuilt from the log.
-  var REBUILD = { void: 1, amend: 1, insert: 1, roster: 1 };
-  var yellows = {}; // "team#player" → yellow cards shown so far
+  // What the timeline shows comes from the event catalogue (true, or the field that must be set: a foul with its card).
+  var ON_TIMELINE = Q.data.on_timeline || {};
+  // Changes that move or rename what is already shown, and cards (a second yellow is the engine's to
+  // say, SPEC M8): the timeline is fetched again as the server makes it (pages.timeline).
+  var REBUILD = { void: 1, amend: 1, insert: 1, roster: 1, card: 1 };
 
   function onTimeline(e) {
-    return ON_TIMELINE[e.type] || (e.type === "foul" && e.card);
-  }
-  function isYellow(e) { return (e.type === "card" && e.color === "yellow") || (e.type === "foul" && e.card === "yellow"); }
-  /* Count e's yellow; mark it when it is the player's second. */
-  function countYellow(e) {
-    if (!isYellow(e)) return;
-    var k = e.team + "#" + e.player;
-    yellows[k] = (yellows[k] || 0) + 1;
-    if (yellows[k] === 2) e.second_yellow = true;
-  }
-
-  /* The log as the events the state is the replay of (corrections.effective_log). */
-  function effective(log) {
-    var bySeq = {}, inserts = {}, out = [];
-    log.forEach(function (e) {
-      bySeq[e.seq] = e;
-      if (e.type === "insert") (inserts[e.after] = inserts[e.after] || []).push(e);
-    });
-    function current(row) {
-      var cur = row;
-      while (cur.voided_by !== null && cur.voided_by !== undefined) {
-        var by = bySeq[cur.voided_by];
-        if (!by || by.type === "void") return null;
-        var undo = by.voided_by !== null && by.voided_by !== undefined ? bySeq[by.voided_by] : null;
-        if (undo && undo.type === "void") break; // the amend was undone: what it replaced stands again
-        cur = by;
-      }
-      return cur;
-    }
-    function asEvent(row, place) {
-      if (row.type !== "amend" && row.type !== "insert") return row;
-      var e = {};
-      Object.keys(row).forEach(function (k) { e[k] = row[k]; });
-      Object.keys(row.event).forEach(function (k) { e[k] = row.event[k]; });
-      e.at_ms = row.event.at_ms !== undefined ? row.event.at_ms : place ? place.at_ms : null;
-      return e;
-    }
-    function seqsOf(row) {
-      var seqs = [row.seq], cur = row;
-      while (cur.voided_by !== null && cur.voided_by !== undefined && bySeq[cur.voided_by] && bySeq[cur.voided_by].type === "amend") {
-        cur = bySeq[cur.voided_by];
-        seqs.push(cur.seq);
-      }
-      return seqs;
-    }
-    function placeInserts(seqs, anchor) {
-      seqs.forEach(function (seq) {
-        (inserts[seq] || []).forEach(function (ins) {
-          var now = current(ins);
-          if (!now) return;
-          var e = asEvent(now, anchor);
-          out.push(e);
-          placeInserts(seqsOf(ins), e);
-        });
-      });
-    }
-    placeInserts([0], null);
-    log.forEach(function (row) {
-      if (row.type === "void" || row.type === "amend" || row.type === "insert") return;
-      var now = current(row);
-      var e = now ? asEvent(now, row) : null;
-      if (e) out.push(e);
-      placeInserts(seqsOf(row), e || row);
-    });
-    return out;
+    var rule = ON_TIMELINE[e.type];
+    return rule === true || (typeof rule === "string" && e[rule] !== null && e[rule] !== undefined);
   }
 
   function item(e) {
@@ -163,12 +101,11 @@
     if (e.seq > logSeq + 1) reload();
     logSeq = Math.max(logSeq, e.seq);
     var list = Q.$("timeline");
-    if (REBUILD[e.type]) {
+    if (REBUILD[e.type] || (e.type === "foul" && e.card)) {
       reload();
     } else if (e.type === "shootout_kick") {
       pendingKicks.push(e);
     } else if (onTimeline(e) && !list.querySelector('[data-seq="' + e.seq + '"]')) {
-      countYellow(e);
       if (e.type === "period_start") e.half = halvesShown() + 1;
       if (e.type === "period_end") e.half = halvesShown();
       list.insertAdjacentHTML("afterbegin", item(e));
@@ -182,14 +119,12 @@
     if (reloading) { again = true; return; } // asked while a fetch runs: fetch once more after it
     reloading = true;
     again = false;
-    fetch("/api/matches/" + encodeURIComponent(Q.data.match) + "/events")
+    fetch("/matches/" + encodeURIComponent(Q.data.match) + "/timeline.json")
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (log) {
-        if (!log) return;
-        if (log.length) logSeq = Math.max(logSeq, log[log.length - 1].seq);
-        var shown = effective(log).filter(onTimeline);
-        yellows = {};
-        shown.forEach(countYellow);
+      .then(function (t) {
+        if (!t) return;
+        logSeq = Math.max(logSeq, t.seq);
+        var shown = t.entries; // the server's timeline: corrections in place, second yellows marked (pages.timeline)
         numberHalves(shown);
         annotateKicks(shown.filter(function (e) { return e.type === "shootout_kick"; }), state);
         var html = shown.reverse().map(item).join("");
@@ -200,7 +135,6 @@
       .then(function () { reloading = false; if (again) reload(); });
   }
 
-  (Q.data.log || []).forEach(function (e) { if (isYellow(e)) { var k = e.team + "#" + e.player; yellows[k] = (yellows[k] || 0) + 1; } });
 
   Q.connect(Q.data.match, {
     state: function (s) {
