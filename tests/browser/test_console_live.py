@@ -128,7 +128,8 @@ def test_network_drop_calls_are_queued_and_sent_once_in_order(devices: Devices, 
 
 def test_a_call_whose_answer_was_lost_is_sent_again_and_stored_once(devices: Devices, server: Server) -> None:
     match_id, tokens = live_match(server)
-    console = devices.open(console_url(match_id, tokens["referee"]))
+    # Playwright's routes do not see what a service worker fetches (the offline shell): none here.
+    console = devices.open(console_url(match_id, tokens["referee"]), service_workers="block")
     seq = server.state(match_id)["seq"]
     lost: list[str] = []
 

@@ -234,7 +234,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
 
 def test_devices_the_referee_and_the_organiser_see_the_consoles_and_a_shared_role(devices: Devices, server: Server) -> None:
     match_id, tokens = live_match(server)
-    assistant = devices.open(console_url(match_id, tokens["assistant1"]))
+    assistant = devices.open(console_url(match_id, tokens["assistant1"]), service_workers="block")  # routed: no service worker
     assistant.locator("#device-input").fill("AR1 tablet")
     assistant.locator("#device-save").click()
     expect(assistant.locator("#device-name")).to_have_text("AR1 tablet")
@@ -301,7 +301,7 @@ def test_m3_m7_a_missed_call_added_after_an_event_and_a_note_about_another(devic
 
 def test_devices_a_console_whose_token_stopped_working_says_so_and_sends_nothing_more(devices: Devices, server: Server) -> None:
     match_id, tokens = live_match(server)
-    scorer = devices.open(console_url(match_id, tokens["scorer"]))
+    scorer = devices.open(console_url(match_id, tokens["scorer"]), service_workers="block")  # routed: no service worker
     expect(scorer.locator("#net")).to_have_text("Online")
     # The token was replaced meanwhile (POST /api/matches/<id>/tokens/<role>): the API answers 401.
     posted: list[str] = []
