@@ -22,7 +22,7 @@ from .schemas import MatchSchema, parse_event
 from .service import Conflict, Forbidden, Match, NotFound
 from .store import StorageError
 from .strict_json import SIGNED_LIMIT, BadBody, read_json
-from .web import OrganiserRequired, bearer_token, is_organiser, organiser_required, service
+from .web import OrganiserRequired, is_organiser, organiser_required, request_token, service
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -110,7 +110,7 @@ def get_events(match_id: str) -> Response:
 @bp.post("/matches/<match_id>/events")
 def post_event(match_id: str) -> tuple[Response, int]:
     svc = service()
-    token = bearer_token()
+    token = request_token()
     m = svc.matches.get(match_id)
     role = m.role_of(token) if m is not None else None
     if role is None and is_organiser(token):
@@ -150,7 +150,7 @@ def get_devices(match_id: str) -> Response:
     ``[{"role", "device", "connected_at", "last_seen", "queued"}]``, by role; two consoles on one
     role are both listed (the screens warn about it).
     """
-    token = bearer_token()
+    token = request_token()
     m = service().matches.get(match_id)
     role = m.role_of(token) if m is not None else None
     if not is_organiser(token):

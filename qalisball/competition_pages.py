@@ -26,6 +26,7 @@ from flask_babel import lazy_gettext as _l
 from . import i18n, rulebook
 from .competitions import LEAGUE, Competition, CompetitionService
 from .service import NotFound
+from .web import organiser_page_data
 
 bp = Blueprint("competition_pages", __name__)
 
@@ -209,7 +210,11 @@ def index() -> str:
         teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)),
         officials=sorted(svc.officials.values(), key=lambda o: (o.created_at, o.id)),
         words=words(),
-        page={"lang": i18n.current_language(), "strings": {**i18n.js_strings(), **{k: str(v) for k, v in _JS.items()}}},
+        page={
+            "lang": i18n.current_language(),
+            "strings": {**i18n.js_strings(), **{k: str(v) for k, v in _JS.items()}},
+            **organiser_page_data(),
+        },
     )
 
 
@@ -243,7 +248,8 @@ def screen_part(comp_id: str) -> str:
 def admin(comp_id: str) -> str:
     c = _competition(comp_id)
     ctx = _admin_context(c)
-    return render_template("competition_admin.html", page=page_data(c, starters=c.config["match"]["starters"]), **ctx)
+    page = page_data(c, starters=c.config["match"]["starters"], **organiser_page_data())
+    return render_template("competition_admin.html", page=page, **ctx)
 
 
 @bp.get("/competitions/<comp_id>/admin/part")

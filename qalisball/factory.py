@@ -97,6 +97,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import hardening
 
     hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
+    from . import token_links
+
+    token_links.init_app(app)  # a link's token becomes an HttpOnly cookie; cookie writes need CSRF (D53–D55)
     if app.config["PROXY_HOPS"]:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

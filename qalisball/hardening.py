@@ -5,7 +5,7 @@
 - Security headers on every answer (D49): ``nosniff``, ``Referrer-Policy: no-referrer``, and on pages a
   content security policy without inline script (a template that still has one marks it with
   ``csp_nonce()``), framing refused except for the scoreboard overlay (stream software may frame it),
-  and ``Cache-Control: no-store`` on any answer to a request that carried a token.
+  and ``Cache-Control: no-store`` on any answer to a request that carried a token (or a token's cookie).
 - Wrong tokens throttled per client address (D50): a leaky bucket of ``THROTTLE_BURST`` failures that
   drains one every ``THROTTLE_EVERY_MS``; while it is full every request from that address that carries
   a token answers 429 with ``Retry-After`` (before the token is looked at, so guessing learns nothing).
@@ -22,6 +22,7 @@ from typing import Any
 from flask import Flask, Response, current_app, g, jsonify, request
 from flask_babel import gettext
 
+from .credentials import cookie_tokens
 from .integrity import Damage
 from .web import is_organiser, service
 
@@ -110,8 +111,9 @@ def _security_headers(response: Response) -> Response:
         response.headers["Content-Security-Policy"] = CSP.format(nonce=nonce, frames=frames)
         if not overlay:
             response.headers["X-Frame-Options"] = "SAMEORIGIN" if venue else "DENY"  # browsers without CSP level 2
-    if _carried_token():
-        response.headers["Cache-Control"] = "no-store"  # a page or answer that a token opened: never cached
+    if _carried_token() or cookie_tokens():
+        # A page or answer that a token opened (in a header, a link, or its cookie: D53): never cached.
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 
@@ -147,14 +149,8 @@ class Throttle:
 
 
 def _carried_token() -> bool:
-    return bool(request.headers.get("Authorization") or request.args.get("token") or _form_token())
-
-
-def _form_token() -> str | None:
-    # Only the officials' page posts a form (its organiser token); never parse other bodies here.
-    if request.method == "POST" and request.endpoint == "pages.issue_codes":
-        return request.form.get("token")
-    return None
+    """A token to guess with: a header or a link's. Cookies are not counted: the server set them (D53)."""
+    return bool(request.headers.get("Authorization") or request.args.get("token"))
 
 
 def _address() -> str:

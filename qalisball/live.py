@@ -22,7 +22,7 @@ from typing import Any
 from flask import request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
-from . import fanout
+from . import credentials, fanout
 from .devices import DeviceRegistry, clean_device, clean_queued
 from .service import Match, MatchService, NotFound
 
@@ -51,7 +51,8 @@ class Live:
     def on_join(self, data: Any) -> None:
         """Sent by any client: ``{"match": id}``; answered at once with ``state``.
 
-        An official's console adds ``"token"`` (its role token) and ``"device"`` (its label), and may
+        An official's console adds ``"token"`` (its role token) — or ``"csrf"``, the CSRF token of the
+        role cookie its connection carries (D54) — and ``"device"`` (its label), and may
         add ``"queued"`` (its unsent calls): it is then listed among the match's devices. A token that
         is not valid for the match is answered with ``error`` ``unauthorized`` (a revoked token, for
         example); the client still gets the state, as a spectator would.
@@ -62,18 +63,18 @@ class Live:
         except NotFound:
             emit("error", {"error": "not_found", "message": f"no match {match_id}"})
             return
-        token = data.get("token") if isinstance(data, dict) else None
-        role = m.role_of(token) if isinstance(token, str) else None
+        token = joined_token(data)
+        role = m.role_of(token) if token is not None else None
         sid: str = request.sid  # type: ignore[attr-defined]
         if role is None:
             self.devices.leave(sid)
-            if token:
+            if token or (isinstance(data, dict) and data.get("csrf")):  # a revoked token, or a cookie gone
                 emit("error", {"error": "unauthorized", "message": "this token is not valid for this match"})
         else:
             assert isinstance(data, dict)
             device, queued = clean_device(data.get("device")), clean_queued(data.get("queued"))
             self.devices.join(sid, m.id, role, device, self.svc.clock(), queued)
-        self.enter(m, data if isinstance(data, dict) else {})
+        self.enter(m, {**data, "token": token} if isinstance(data, dict) else {})
 
     def enter(self, m: Match, data: dict[str, Any]) -> None:
         """Put the client in its audience's room and answer the current state (``legal`` for officials only).
@@ -180,3 +181,18 @@ class Live:
             dropped += 1
         self.dropped += dropped
         return dropped
+
+
+def joined_token(data: Any) -> str | None:
+    """The role token a ``join`` names: its ``token``, or the cookie of the connection its ``csrf`` unlocks.
+
+    The Socket.IO handshake is a request of the page's own origin, so it carries the tablet's HttpOnly
+    role cookie (D53); the CSRF token picks which one and proves the join came from our page (D54).
+    """
+    if not isinstance(data, dict):
+        return None
+    token = data.get("token")
+    if isinstance(token, str):
+        return token
+    csrf = data.get("csrf")
+    return credentials.unlocked_cookie(csrf) if isinstance(csrf, str) and csrf.isascii() else None

@@ -3,6 +3,8 @@
 - ``/``: matches; with the organiser token, a form to create one.
 - ``/matches/<id>/officials?token=<organiser>``: one QR code per official's role (the console links).
 - ``/matches/<id>/referee?token=<role token>``: the officials' console; shows only what that role may do.
+  A token in a link is exchanged at once for an HttpOnly cookie and the address loses it (``token_links.py``,
+  D53): these pages read the cookie, and hand their scripts its CSRF token, never the token (D54).
 - ``/matches/<id>/scoreboard`` (``?overlay=1``: transparent, for stream software): the big screen.
 - ``/matches/<id>``: the spectator page for phones.
 
@@ -28,13 +30,14 @@ from flask_babel import lazy_gettext as _l
 from marshmallow import ValidationError
 
 from . import i18n, rulebook
+from .credentials import csrf_for
 from .field_svg import field_svg
 from .rules import catalogue, engine
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
 from .service import Match, MatchService, NotFound
-from .web import is_organiser, service
+from .web import is_organiser, organiser_cookie, request_token, role_cookie, service
 
 bp = Blueprint("pages", __name__)
 
@@ -334,17 +337,22 @@ def switch_language(language: str) -> Response:
 @bp.get("/")
 def index() -> str:
     svc = service()
-    token = request.args.get("token")
-    organiser = is_organiser(token)
+    # A valid ``?token=`` was already exchanged for the cookie (token_links.py): one still here was refused.
+    token = organiser_cookie()
     matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
     return render_template(
         "index.html",
         matches=matches,
-        organiser=organiser,
-        token=token if organiser else None,
-        token_rejected=bool(token) and not organiser,
+        organiser=token is not None,
+        csrf=csrf_for(token) if token else None,
+        token_rejected="token" in request.args,
         vocab=i18n.vocabulary(),
-        page={"strings": i18n.js_strings(), "organiser": organiser, "lang": i18n.current_language()},
+        page={
+            "strings": i18n.js_strings(),
+            "organiser": token is not None,
+            "csrf": csrf_for(token) if token else None,
+            "lang": i18n.current_language(),
+        },
     )
 
 
@@ -361,9 +369,9 @@ def _card(svc: MatchService, m: Match) -> dict[str, Any]:
 @bp.get("/matches/<match_id>/officials")
 def officials(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
-    token = request.args.get("token")
-    if not is_organiser(token):
-        return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
+    token = organiser_cookie()
+    if token is None:
+        return render_template("token.html", m=m, kind="organiser", rejected="token" in request.args), 401
     # Role tokens are stored hashed (D47): a code can be shown only while this process knows its token;
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
@@ -371,7 +379,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
     return render_template(
         "officials.html",
         m=m,
-        token=token,
+        csrf=csrf_for(token),
         missing=[role for role in ROLES if role not in m.tokens],
         writable=service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
@@ -386,6 +394,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         vocab=i18n.vocabulary(),
         page={
             "match": m.id,
+            "csrf": csrf_for(token),
             "state": service().state(m),
             "strings": i18n.js_strings(),
             "vocab": i18n.vocabulary(),
@@ -398,24 +407,25 @@ def officials(match_id: str) -> tuple[str, int] | str:
 def issue_codes(match_id: str) -> Response | tuple[str, int]:
     """The organiser asks for new codes (``role`` fields): each old token stops working (API.md "Match day")."""
     m = _match(match_id)
-    token = request.form.get("token")
+    # The organiser's cookie, unlocked by the form's csrf field (a cookie without it was refused before this).
+    token = request_token()
     if not is_organiser(token):
         return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
     for role in dict.fromkeys(request.form.getlist("role")):
         if role in ROLES:
             service().issue_token(m, role)
     # Post/redirect/get: reloading the page must not revoke the codes just shown.
-    return redirect(url_for("pages.officials", match_id=m.id, token=token), 303)
+    return redirect(url_for("pages.officials", match_id=m.id), 303)
 
 
 @bp.get("/matches/<match_id>/referee")
 def console(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
-    token = request.args.get("token")
-    role = m.role_of(token)
-    if role is None:
-        # No token in the link: the script may find this tablet's token in localStorage and reload.
-        return render_template("token.html", m=m, kind="role", rejected=bool(token)), 401
+    # The link's token was exchanged for this tablet's cookie (token_links.py); ``?role=`` says which one.
+    held = role_cookie(m, request.args.get("role"))
+    if held is None:
+        return render_template("token.html", m=m, kind="role", rejected="token" in request.args), 401
+    role, token = held
     ctx = _common(m)
     calls = console_calls(role)
     allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
@@ -425,7 +435,7 @@ def console(match_id: str) -> tuple[str, int] | str:
     matchday = {t: catalogue.may_log(role, t) for t in ("roster", "amend", "insert", "note", "confirm", "sign")}
     ctx["page"].update(
         role=role,
-        token=token,
+        csrf=csrf_for(token),  # the page never carries the token itself (D54)
         allowed=allowed,
         calls=calls,
         keys=keys,

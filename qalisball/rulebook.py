@@ -159,6 +159,12 @@ DECISIONS: dict[str, tuple[str, str]] = {
         "实时连接有上限：心跳超时、发送队列、每地址连接数",
         "Live connections bounded: ping timeouts, send queues, per-address cap",
     ),
+    "D53": (
+        "链接中的令牌立即换成 HttpOnly Cookie，并从地址栏移除",
+        "A token in a link becomes an HttpOnly cookie and leaves the address bar",
+    ),
+    "D54": ("凭 Cookie 的写入须附该 Cookie 的 CSRF 令牌", "A cookie writes only with its CSRF token"),
+    "D55": ("“在本设备上忘记组织者令牌”删除其 Cookie", "Forgetting the organiser token deletes its cookie"),
     # Live updates (issue 15): not rules, but decisions all the same.
     "D90": ("观众的实时状态不含 legal，只有裁判员获得", "Spectators' live states carry no `legal`; officials get it"),
     "D91": ("选择 updates 的客户端每次变化只收一条消息", "One `update` message per change for clients that opt in"),

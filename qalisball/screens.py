@@ -37,7 +37,7 @@ from .api import ApiError
 from .screen_store import ScreenStore, utc_now
 from .service import MatchService
 from .store import Store
-from .web import organiser_required, service
+from .web import organiser_page_data, organiser_required, service
 
 bp = Blueprint("screens", __name__)
 
@@ -422,7 +422,7 @@ def organiser_page() -> str:
         teams=teams,
         image_url=image_url,
         vocab=i18n.vocabulary(),
-        page={"lang": i18n.current_language(), "strings": page_strings()},
+        page={"lang": i18n.current_language(), "strings": page_strings(), **organiser_page_data()},
     )
 
 

@@ -1,6 +1,7 @@
 """The web layer's one way to reach the service and check the organiser (flaskr's ``get_db`` and ``login_required``).
 
-Every blueprint (API, pages, reports, competitions) takes the service and the caller's token from here.
+Every blueprint (API, pages, reports, competitions) takes the service and the caller's token from here
+(a Bearer header, or a cookie unlocked by its CSRF token: ``credentials.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any, TypeVar
 
 from flask import current_app, request
 
-from .service import MatchService
+from . import credentials
+from .rules.catalogue import ROLES
+from .service import Match, MatchService
 from .tokens import usable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -24,12 +27,9 @@ def service() -> MatchService:
     return svc
 
 
-def bearer_token() -> str | None:
-    """The token of ``Authorization: Bearer <token>``, if any."""
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        return header[len("Bearer ") :].strip() or None
-    return None
+def request_token() -> str | None:
+    """The caller's token: ``Authorization: Bearer``, or a cookie with its CSRF token (``credentials.py``)."""
+    return credentials.request_token()
 
 
 def is_organiser(token: str | None) -> bool:
@@ -55,7 +55,7 @@ def organiser_required(view: F) -> F:
 
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        token = bearer_token()
+        token = request_token()
         if not is_organiser(token):
             if token and service().role_for_any_match(token) is not None:
                 raise OrganiserRequired(403, "a match official's token cannot do this: use the organiser token")
@@ -63,3 +63,34 @@ def organiser_required(view: F) -> F:
         return view(*args, **kwargs)
 
     return wrapped  # type: ignore[return-value]
+
+
+def organiser_cookie() -> str | None:
+    """The organiser token this device keeps in its cookie (``token_links.py``), if it is still valid."""
+    token = credentials.request_cookie(credentials.ORGANISER_COOKIE)
+    return token if is_organiser(token) else None
+
+
+def role_cookie(m: Match, wanted: str | None = None) -> tuple[str, str] | None:
+    """``(role, token)`` of a role of match ``m`` that this device keeps a valid cookie for.
+
+    ``wanted`` (the console's ``?role=``) first; else the first role in the rule book's order (a tablet
+    normally holds one role of a match).
+    """
+    order = ([wanted] if wanted in ROLES else []) + [r for r in ROLES if r != wanted]
+    for role in order:
+        token = credentials.request_cookie(credentials.role_cookie(m.id, role))
+        if token is not None and m.role_of(token) == role:
+            return role, token
+    return None
+
+
+def organiser_page_data() -> dict[str, Any]:
+    """What an organiser's page hands its script: whether this device holds the organiser's cookie, that
+    cookie's CSRF token (D54), and whether the link's ``?token=`` was refused (a valid one was exchanged)."""
+    token = organiser_cookie()
+    return {
+        "organiser": token is not None,
+        "csrf": credentials.csrf_for(token) if token else None,
+        "token_rejected": "token" in request.args,
+    }

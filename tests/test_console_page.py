@@ -17,7 +17,9 @@ from tests.conftest import MatchDriver
 
 
 def console(client: FlaskClient, match: MatchDriver, lang: str, role: str = "referee") -> tuple[str, dict[str, Any]]:
-    html = client.get(f"/matches/{match.id}/referee?token={match.tokens[role]}&lang={lang}").get_data(as_text=True)
+    html = client.get(f"/matches/{match.id}/referee?token={match.tokens[role]}&lang={lang}", follow_redirects=True).get_data(
+        as_text=True
+    )
     m = re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S)
     assert m
     return html, json.loads(m.group(1))

@@ -27,9 +27,10 @@ ROLES = ("referee", "assistant1", "assistant2", "scorer")
 
 
 def get(client: FlaskClient, url: str, lang: str | None = None, **headers: str) -> Any:
+    """A page as a browser opens it: a link's ``?token=`` is exchanged for a cookie on the way (D53)."""
     if lang:
         client.set_cookie("lang", lang)
-    return client.get(url, headers=headers)
+    return client.get(url, headers=headers, follow_redirects=True)
 
 
 def text(resp: Any) -> str:
@@ -95,11 +96,13 @@ def test_index_lists_matches_with_names_as_entered_in_both_languages(client: Fla
 def test_index_offers_the_new_match_form_only_to_the_organiser(client: FlaskClient, match: MatchDriver) -> None:
     anonymous = text(get(client, "/"))
     assert re.search(r'<section id="organiser" class="organiser-only" hidden>', anonymous)
-    organiser = text(get(client, f"/?token={ADMIN}"))
-    assert re.search(r'<section id="organiser" class="organiser-only" >', organiser)
-    assert f"/matches/{match.id}/officials?token={ADMIN}" in organiser
     wrong = text(get(client, "/?token=not-it"))
     assert "The organiser token was not accepted" in wrong and "officials?token=not-it" not in wrong
+    assert re.search(r'<section id="organiser" class="organiser-only" hidden>', wrong)
+    # The organiser token opens the form through its cookie (D53): no page link carries it.
+    organiser = text(get(client, f"/?token={ADMIN}"))
+    assert re.search(r'<section id="organiser" class="organiser-only" >', organiser)
+    assert f'href="/matches/{match.id}/officials"' in organiser and ADMIN not in organiser
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,13 +256,13 @@ def test_officials_page_shows_one_qr_code_per_role(client: FlaskClient, match: M
 def test_officials_page_warns_when_its_codes_point_at_this_computer_only(client: FlaskClient, match: MatchDriver) -> None:
     """HOST=127.0.0.1: the QR codes carry the request's host, which no tablet can reach."""
     url = f"/matches/{match.id}/officials?token={ADMIN}"
-    html = text(client.get(url + "&lang=en", base_url="http://127.0.0.1:5000"))
+    html = text(client.get(url + "&lang=en", base_url="http://127.0.0.1:5000", follow_redirects=True))
     assert re.search(r'id="loopback"[^>]*>These codes point to this computer only \(127\.0\.0\.1:5000\)', html)
-    zh = text(client.get(url + "&lang=zh", base_url="http://localhost:5000"))
+    zh = text(client.get(url + "&lang=zh", base_url="http://localhost:5000", follow_redirects=True))
     assert "这些二维码只指向本机（localhost:5000）" in zh
-    assert 'id="loopback"' not in text(client.get(url, base_url="http://192.168.1.20:5000"))
+    assert 'id="loopback"' not in text(client.get(url, base_url="http://192.168.1.20:5000", follow_redirects=True))
     client.application.config["PUBLIC_URL"] = "https://live.example.org"
-    assert 'id="loopback"' not in text(client.get(url, base_url="http://127.0.0.1:5000"))
+    assert 'id="loopback"' not in text(client.get(url, base_url="http://127.0.0.1:5000", follow_redirects=True))
 
 
 def test_qr_codes_use_the_public_url_behind_a_proxy(client: FlaskClient, match: MatchDriver) -> None:
@@ -295,13 +298,16 @@ def test_language_switch_never_redirects_off_site(client: FlaskClient) -> None:
     assert client.get("/lang/fr").status_code == 404
 
 
-def test_language_switch_links_keep_the_token(client: FlaskClient, match: MatchDriver) -> None:
-    token = match.tokens["referee"]
+def test_language_switch_links_keep_the_role_and_never_the_token(client: FlaskClient, match: MatchDriver) -> None:
+    """D53: the console's address names its role once the link's token became a cookie; switching the
+    language comes back to that address, and the token is in neither."""
+    token = match.tokens["scorer"]
     html = text(get(client, f"/matches/{match.id}/referee?token={token}", "en"))
     link = re.search(r'<a href="([^"]+)" lang="zh-CN" data-lang="zh">', html)
-    assert link
+    assert link and token not in link.group(1)
     r = client.get(link.group(1).replace("&amp;", "&"))
-    assert r.headers["Location"] == f"/matches/{match.id}/referee?token={token}"
+    assert r.headers["Location"] == f"/matches/{match.id}/referee?role=scorer"
+    assert page_data(text(get(client, r.headers["Location"])))["role"] == "scorer"
 
 
 def _my_messages() -> set[str]:

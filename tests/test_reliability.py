@@ -265,9 +265,9 @@ def _every_screen_says(client: FlaskClient, match_id: str, token: str, words: st
         f"/matches/{match_id}/referee?token={token}",
         f"/matches/{match_id}/officials?token={ADMIN}",
     ):
-        html = client.get(path + ("&" if "?" in path else "?") + "lang=en").get_data(as_text=True)
+        html = client.get(path + ("&" if "?" in path else "?") + "lang=en", follow_redirects=True).get_data(as_text=True)
         assert "Read-only: this match’s event log cannot be trusted" in html and words in html, path
-        zh = client.get(path + ("&" if "?" in path else "?") + "lang=zh").get_data(as_text=True)
+        zh = client.get(path + ("&" if "?" in path else "?") + "lang=zh", follow_redirects=True).get_data(as_text=True)
         assert "只读：本场比赛的事件记录不可信" in zh, path
     report = client.get(f"/matches/{match_id}/report?lang=en").get_data(as_text=True)
     assert 'id="damaged"' in report and words in report

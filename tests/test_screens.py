@@ -318,13 +318,17 @@ def test_overlay_url_sets_its_layout_position_and_hidden_parts(client: FlaskClie
 def test_officials_qr_cards_name_each_official_and_the_warning_names_the_setting(client: FlaskClient) -> None:
     body = {**demo_request(), "officials": {"referee": "王强", "scorer": "Sun Yan"}}
     m = MatchDriver(client, FakeClock(), body)
-    html = text(client.get(f"/matches/{m.id}/officials?token={ADMIN}&lang=en", base_url="http://127.0.0.1:5000"))
+    html = text(
+        client.get(f"/matches/{m.id}/officials?token={ADMIN}&lang=en", base_url="http://127.0.0.1:5000", follow_redirects=True)
+    )
     cards = dict(re.findall(r'data-role="(\w+)">.*?<figcaption>(.*?)</figcaption>', html, re.S))
     assert '<span class="official-name">王强</span>' in cards["referee"]
     assert '<span class="official-name">Sun Yan</span>' in cards["scorer"]
     assert "official-name" not in cards["assistant1"]
     assert "or set QALISBALL_PUBLIC_URL." in html
-    zh = text(client.get(f"/matches/{m.id}/officials?token={ADMIN}&lang=zh", base_url="http://127.0.0.1:5000"))
+    zh = text(
+        client.get(f"/matches/{m.id}/officials?token={ADMIN}&lang=zh", base_url="http://127.0.0.1:5000", follow_redirects=True)
+    )
     assert "或设置 QALISBALL_PUBLIC_URL。" in zh
 
 

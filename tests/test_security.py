@@ -532,18 +532,18 @@ def test_D47_tokens_from_creation_still_work_after_a_restart_and_the_officials_p
         == 201
     )
     # After a restart the clear tokens are gone: the page offers new codes instead of QR codes.
-    html = client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=en").get_data(as_text=True)
+    html = client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=en", follow_redirects=True).get_data(as_text=True)
     assert html.count('class="qr"') == 1  # the spectators' code only
     assert html.count("New code (the old one stops working)") == 4
-    assert "为下列所有角色生成新二维码" in client.get(f"/matches/{match.id}/officials?token={ADMIN}&lang=zh").get_data(
-        as_text=True
-    )
-    # A form post without the organiser token changes nothing.
-    assert client.post(f"/matches/{match.id}/officials", data={"token": ref, "role": "referee"}).status_code == 401
+    assert "为下列所有角色生成新二维码" in client.get(f"/matches/{match.id}/officials?lang=zh").get_data(as_text=True)
+    # A form post without the organiser's cookie changes nothing (a fresh device, or only a role token).
+    assert app.test_client().post(f"/matches/{match.id}/officials", data={"token": ref, "role": "referee"}).status_code == 401
     assert client.post(f"/api/matches/{match.id}/events", json={"type": "period_start"}, headers=auth(ref)).status_code == 201
-    r = client.post(f"/matches/{match.id}/officials", data={"token": ADMIN, "role": "referee"})
-    assert r.status_code == 303 and r.headers["Location"].endswith(f"/matches/{match.id}/officials?token={ADMIN}")
-    html = client.get(r.headers["Location"] + "&lang=en").get_data(as_text=True)
+    csrf = re.search(r'name="csrf" value="([0-9a-f]{32})"', html)
+    assert csrf and ADMIN not in html
+    r = client.post(f"/matches/{match.id}/officials", data={"csrf": csrf.group(1), "role": "referee"})
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/matches/{match.id}/officials")
+    html = client.get(r.headers["Location"] + "?lang=en").get_data(as_text=True)
     new = html.split(f"/matches/{match.id}/referee?token=")[1].split('"')[0]
     assert new != ref and html.count("New code (the old one stops working)") == 3
     assert (
@@ -727,10 +727,14 @@ def test_D49_the_overlay_alone_may_be_framed_by_others(app: Flask, match: MatchD
     assert "frame-ancestors 'none'" in console.headers["Content-Security-Policy"]
 
 
-def test_D49_an_answer_to_a_request_with_a_token_is_never_cached(match: MatchDriver) -> None:
-    assert match.client.get(f"/matches/{match.id}/referee?token={match.tokens['referee']}").headers["Cache-Control"] == "no-store"
-    assert match.client.get(f"/matches/{match.id}/officials?token={ADMIN}").headers["Cache-Control"] == "no-store"
-    assert "no-store" not in match.client.get(f"/matches/{match.id}/scoreboard").headers.get("Cache-Control", "")
+def test_D49_an_answer_to_a_request_with_a_token_is_never_cached(app: Flask, match: MatchDriver) -> None:
+    """The link's exchange (D53), and the pages its cookie then opens, are never kept by a cache."""
+    for url in (f"/matches/{match.id}/referee?token={match.tokens['referee']}", f"/matches/{match.id}/officials?token={ADMIN}"):
+        r = match.client.get(url)
+        assert r.status_code == 303 and r.headers["Cache-Control"] == "no-store"
+        assert match.client.get(r.headers["Location"]).headers["Cache-Control"] == "no-store"
+    spectator = app.test_client()  # no token, no cookie
+    assert "no-store" not in spectator.get(f"/matches/{match.id}/scoreboard").headers.get("Cache-Control", "")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,9 +13,23 @@
   var el = document.getElementById("page-data");
   Q.data = el ? JSON.parse(el.textContent) : {};
   Q.T = Q.data.strings || {};
+  // Tokens kept in localStorage before they moved into HttpOnly cookies (D53): scripts must not hold them.
+  try {
+    Object.keys(localStorage).forEach(function (k) {
+      if (k === "qalisball.organiser" || k.indexOf("qalisball.token.") === 0) localStorage.removeItem(k);
+    });
+  } catch (e) { /* no storage (private mode): nothing kept */ }
   Q.V = Q.data.vocab || {};
 
   Q.$ = function (id) { return document.getElementById(id); };
+  /* Headers of a request to our API from a page opened with a token: the token itself is in an
+   * HttpOnly cookie the browser sends (D53); the page holds only that cookie's CSRF token (D54). */
+  Q.authHeaders = function (extra) {
+    var h = {};
+    if (Q.data.csrf) h["X-CSRF-Token"] = Q.data.csrf;
+    Object.keys(extra || {}).forEach(function (k) { h[k] = extra[k]; });
+    return h;
+  };
   Q.fmt = function (s, params) {
     return String(s).replace(/\{(\w+)\}/g, function (m, k) {
       return params && params[k] !== undefined && params[k] !== null ? params[k] : m;
@@ -258,19 +272,19 @@
    * console adds handlers.join() (what its join carries besides: device label, queue size) and
    * handlers.revoked(role) (its token no longer works: API.md "Match day", Devices).
    * Joins with `updates`: one `update` message per change, the entry and the whole state or a patch of
-   * the one before (docs/api-extras.md "One message per change"); a page with an official's token joins
-   * with it (the state then carries `legal`) and says so in the connection's URL, which a cluster's proxy
+   * the one before (docs/api-extras.md "One message per change"); an official's console joins with its
+   * CSRF token (handlers.join: the server finds the cookie it unlocks; the state then carries `legal`)
+   * and says so in the connection's URL, which a cluster's proxy
    * uses to send officials to the writer process (docs/deploy.md). */
   Q.connect = function (matchId, handlers) {
     if (typeof io !== "function") return null;
-    var token = Q.data && Q.data.token;
-    var socket = io(token ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
+    var official = Q.data && Q.data.role && Q.data.csrf;
+    var socket = io(official ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
     var last = null; // the last whole state received, kept apart from what the page may change
     var heard = localNow(); // when the server last said anything
     function join() {
       var extra = handlers.join ? handlers.join() : {};
       var data = { match: matchId, updates: true };
-      if (token) data.token = token;
       Object.keys(extra || {}).forEach(function (k) { data[k] = extra[k]; });
       socket.emit("join", data);
     }

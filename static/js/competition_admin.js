@@ -1,39 +1,19 @@
-/* The organiser's competition page: every form writes through the API with the organiser token.
+/* The organiser's competition page: every form writes through the API with the organiser's cookie.
  *
- * The token comes from ?token= once (then kept on this device, as on the matches page) or from the
- * sign-in form. After each accepted write the page's part is fetched again from the server (one
+ * The server exchanged the link's or the sign-in form's ?token= for that HttpOnly cookie (D53); the page
+ * holds only its CSRF token (D54). After each accepted write the page's part is fetched again from the server (one
  * renderer); the fixture's panel stays open. An error is shown in the form, with the server's field
  * messages and, for a rule, the rule's number and the explanation in the page's language.
  * Results that change elsewhere (a match finishing) refresh the page only while no form is being filled.
  */
 (function () {
   "use strict";
-  var KEY = "qalisball.organiser";
   var T = Q.T;
   var body = Q.$("live-body");
-  var params = new URLSearchParams(location.search);
-  var fromUrl = params.get("token");
-  if (fromUrl) {
-    localStorage.setItem(KEY, fromUrl);
-    params.delete("token"); // keep the secret out of the address bar and of screenshots
-    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
-  }
-  var token = localStorage.getItem(KEY);
+  var token = !!Q.data.organiser; // whether this device holds the organiser's cookie
   var dirty = false;
 
-  function signIn() {
-    Q.show("login", !token);
-    document.querySelectorAll("[data-officials]").forEach(function (a) {
-      if (token) a.href = a.getAttribute("data-officials") + "?token=" + encodeURIComponent(token);
-    });
-  }
-  Q.$("login").addEventListener("submit", function (ev) {
-    ev.preventDefault();
-    token = ev.target.elements.token.value.trim();
-    if (token) localStorage.setItem(KEY, token);
-    Q.show("login-error", false);
-    signIn();
-  });
+  function signIn() { Q.show("login", !token); }
 
   function openPanels() {
     return Array.prototype.map.call(document.querySelectorAll("details[open]"), function (d) { return d.id; }).filter(Boolean);
@@ -158,7 +138,7 @@
     if (button) button.disabled = true;
     fetch(form.getAttribute("data-url"), {
       method: form.getAttribute("data-method") || "POST",
-      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      headers: Q.authHeaders({ "Content-Type": "application/json" }),
       body: JSON.stringify(payload),
     })
       .then(function (r) {

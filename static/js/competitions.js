@@ -1,29 +1,16 @@
 /* The competitions page: the organiser keeps teams (one by one or from CSV) and officials, and creates
- * competitions, through the API with the organiser token kept on this device (as on the matches page).
+ * competitions, through the API with the organiser's cookie (the sign-in form's ?token= is exchanged for
+ * it by the server, D53) and the cookie's CSRF token from the page (D54).
  */
 (function () {
   "use strict";
-  var KEY = "qalisball.organiser";
   var T = Q.T;
-  var params = new URLSearchParams(location.search);
-  var fromUrl = params.get("token");
-  if (fromUrl) {
-    localStorage.setItem(KEY, fromUrl);
-    params.delete("token");
-    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
-  }
-  var token = localStorage.getItem(KEY);
+  var organiser = !!Q.data.organiser;
 
   function signIn() {
-    document.querySelectorAll(".organiser-only").forEach(function (n) { n.hidden = !token; });
-    Q.show("login", !token);
+    document.querySelectorAll(".organiser-only").forEach(function (n) { n.hidden = !organiser; });
+    Q.show("login", !organiser);
   }
-  Q.$("login").addEventListener("submit", function (ev) {
-    ev.preventDefault();
-    token = ev.target.elements.token.value.trim();
-    if (token) localStorage.setItem(KEY, token);
-    signIn();
-  });
 
   function value(form, name) {
     var n = form.elements[name];
@@ -113,7 +100,7 @@
   function send(form, kind, body, contentType) {
     return fetch(form.getAttribute("data-url"), {
       method: form.getAttribute("data-method") || "POST",
-      headers: { "Content-Type": contentType, Authorization: "Bearer " + token },
+      headers: Q.authHeaders({ "Content-Type": contentType }),
       body: body,
     })
       .then(function (r) {

@@ -1,4 +1,4 @@
-/* The matches page: keeps the organiser token on this device and creates matches through the API.
+/* The matches page: creates matches through the API with the organiser's cookie and its CSRF token.
  *
  * The form is checked here first (lines that are not "number name", repeated shirt numbers, the number
  * of starters, ranges), so the organiser sees every mistake at once, in the page's language, next to
@@ -7,29 +7,10 @@
  */
 (function () {
   "use strict";
-  var KEY = "qalisball.organiser";
   var T = Q.T;
-  var params = new URLSearchParams(location.search);
-  var fromUrl = params.get("token");
-  if (fromUrl && Q.data.organiser) localStorage.setItem(KEY, fromUrl);
-  if (fromUrl && !Q.data.organiser) localStorage.removeItem(KEY);
-  if (fromUrl) {
-    params.delete("token"); // keep the secret out of the address bar and of screenshots
-    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
-  }
-  var token = localStorage.getItem(KEY);
-  if (!token) return;
-
-  document.querySelectorAll(".organiser-only").forEach(function (n) { n.hidden = false; });
-  Q.show("login", false);
-  document.querySelectorAll("[data-officials]").forEach(function (a) {
-    a.href = a.getAttribute("data-officials") + "?token=" + encodeURIComponent(token);
-  });
-  Q.$("forget-token").addEventListener("click", function (ev) {
-    ev.preventDefault();
-    localStorage.removeItem(KEY);
-    location.href = location.pathname;
-  });
+  // The organiser token is in an HttpOnly cookie (a ?token= link was exchanged for it: D53); the server
+  // says whether this device holds it, and hands the page its CSRF token (D54).
+  if (!Q.data.organiser) return;
 
   var TEAMS = ["home", "away"];
   var OFFICIALS = ["referee", "assistant1", "assistant2", "scorer"];
@@ -261,13 +242,13 @@
     if (errors.length) { showErrors(errors); return; }
     fetch("/api/matches", {
       method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      headers: Q.authHeaders({ "Content-Type": "application/json" }),
       body: JSON.stringify(body),
     })
       .then(function (r) { return r.json().then(function (data) { return { status: r.status, data: data }; }); })
       .then(function (res) {
         if (res.status === 201) {
-          location.href = "/matches/" + encodeURIComponent(res.data.id) + "/officials?token=" + encodeURIComponent(token);
+          location.href = "/matches/" + encodeURIComponent(res.data.id) + "/officials";
           return;
         }
         if (res.status === 401) {

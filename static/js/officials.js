@@ -1,10 +1,8 @@
 /* The organiser's officials page: the consoles connected now per role (with their unsent calls, and a
  * warning when two share a role), the score sheet's state, and reopening a locked match (SPEC M6).
- * Polls the API every 5 s with the organiser token the page was opened with. */
+ * Polls the API every 5 s with the organiser's cookie (the page holds only its CSRF token: D54). */
 (function () {
   "use strict";
-  var token = new URLSearchParams(location.search).get("token");
-  if (token) localStorage.setItem("qalisball.organiser", token); // the matches page uses it
   var match = Q.data.match;
   var T = Q.T, V = Q.V;
   var EVERY_MS = 5000;
@@ -12,7 +10,7 @@
   function api(method, path, body) {
     return fetch("/api/matches/" + encodeURIComponent(match) + path, {
       method: method,
-      headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+      headers: Q.authHeaders({ "Content-Type": "application/json" }),
       body: body ? JSON.stringify(body) : undefined,
       cache: "no-store",
     });

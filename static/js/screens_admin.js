@@ -1,29 +1,15 @@
 /* The organiser's venue screens page: switch what each screen shows, upload slides and team logos.
  *
- * Every form writes through the API with the organiser token (from ?token= once, then kept on this
- * device like the other organiser pages, or from the sign-in form). A screen switches as soon as its
+ * Every form writes through the API with the organiser's HttpOnly cookie (the server exchanged the
+ * link's or the sign-in form's ?token= for it, D53) and its CSRF token from the page (D54). A screen switches as soon as its
  * PUT is answered (the screen follows over Socket.IO); uploads reload the page to show the new image.
  */
 (function () {
   "use strict";
-  var KEY = "qalisball.organiser";
   var T = Q.T;
-  var params = new URLSearchParams(location.search);
-  if (params.get("token")) {
-    localStorage.setItem(KEY, params.get("token"));
-    params.delete("token"); // keep the secret out of the address bar and of screenshots
-    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
-  }
-  var token = localStorage.getItem(KEY);
+  var token = !!Q.data.organiser; // whether this device holds the organiser's cookie
 
   function signIn() { Q.show("login", !token); }
-  Q.$("login").addEventListener("submit", function (ev) {
-    ev.preventDefault();
-    token = ev.target.elements.token.value.trim();
-    if (token) localStorage.setItem(KEY, token);
-    Q.show("login-error", false);
-    signIn();
-  });
 
   function say(form, text, bad) {
     var n = form.querySelector(".form-msg");
@@ -44,7 +30,7 @@
     return text;
   }
   function call(method, url, body, json) {
-    var headers = { Authorization: "Bearer " + token };
+    var headers = Q.authHeaders();
     if (json) headers["Content-Type"] = "application/json";
     return fetch(url, { method: method, headers: headers, body: body }).then(function (r) {
       return r.json().catch(function () { return null; }).then(function (answer) {

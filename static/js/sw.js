@@ -28,7 +28,7 @@ self.addEventListener("fetch", function (event) {
       }
       return response;
     }).catch(function () {
-      // Offline: the last copy of this very URL (a console's link carries its token: its own copy).
+      // Offline: the last copy of this very URL (a console names its role, ?role=: its own copy).
       return caches.open(CACHE).then(function (cache) {
         return cache.match(request).then(function (hit) { return hit || cache.match(request, { ignoreSearch: true }); });
       }).then(function (hit) { return hit || Response.error(); });

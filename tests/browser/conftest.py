@@ -7,10 +7,14 @@ tests/artifacts/ (git-ignored).
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -179,3 +183,24 @@ def shot(page: Page, name: str) -> None:
     """Keep a screenshot of this screen as a test artefact."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+@pytest.fixture
+def other_site(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """Another origin on this machine (another port): a static web server of ``tmp_path``.
+
+    Served for real: Chromium keeps pages it does not know as local (Playwright's fulfilled routes)
+    from framing local addresses at all, which would prove nothing about our headers.
+    """
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    httpd = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://localhost:{httpd.server_address[1]}", tmp_path
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass

@@ -3,11 +3,6 @@ overlay can be framed by stream software, and no page of ours trips its own cont
 
 from __future__ import annotations
 
-import functools
-import http.server
-import socketserver
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,27 +13,6 @@ from qalisball.demo import demo_request
 from tests.browser.conftest import ADMIN, Devices, Server
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def other_site(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """Another origin on this machine (another port): a static web server of ``tmp_path``.
-
-    Served for real: Chromium keeps pages it does not know as local (Playwright's fulfilled routes)
-    from framing local addresses at all, which would prove nothing about our headers.
-    """
-    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
-    httpd = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://localhost:{httpd.server_address[1]}", tmp_path
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 def _framed_by_another_site(devices: Devices, site: tuple[str, Path], url: str, name: str) -> tuple[Page, Frame]:

@@ -1,14 +1,14 @@
 /* This tablet among the match's consoles (API.md "Match day", Devices; docs/api-extras.md):
  *
  * - its device label, set by the official and remembered on the tablet, carried by its Socket.IO
- *   `join` with its role token and its unsent-queue size;
+ *   `join` with its role cookie's CSRF token and its unsent-queue size;
  * - `status` {queued} whenever that size changes, and every 15 s;
  * - on the referee's console, the consoles connected now, per role, with their queues, and a warning
  *   when two share a role (`GET /api/matches/<id>/devices`, every 5 s);
  * - when the role's token is revoked (`token_revoked`, a join answered `unauthorized`, or a 401), the
  *   console says so and sends nothing more; its unsent calls stay on the tablet.
  */
-import { Q, T, V, live, matchId, role, token } from "./page.js";
+import { Q, T, V, csrf, live, matchId, role } from "./page.js";
 import * as queue from "./queue.js";
 
 const LABEL = "qalisball.device";
@@ -31,7 +31,7 @@ export function label() {
 export function joinData() {
   if (live.revoked) return {};
   lastSent = queue.load().length;
-  return { token: token, device: label(), queued: lastSent };
+  return { csrf: csrf, device: label(), queued: lastSent }; // the server finds the role's cookie it unlocks
 }
 
 let lastSent = null;
@@ -91,7 +91,6 @@ export function revoked() {
   if (live.revoked) return;
   live.revoked = true;
   queue.halt();
-  if (localStorage.getItem("qalisball.token." + matchId) === token) localStorage.removeItem("qalisball.token." + matchId);
   document.body.classList.add("revoked");
   const n = queue.load().length;
   Q.setText("revoked-msg", Q.fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + Q.fmt(n === 1 ? T.token_revoked_queued_one : T.token_revoked_queued, { n: n }) : ""));

@@ -16,7 +16,7 @@
  * The server is the referee of the rules: the page greys what the state's `legal` refuses, shows the
  * engine's reason, and sends every call for the engine to rule on.
  */
-import { D, Q, T, allowed, hooks, live, matchId, token } from "./page.js";
+import { D, Q, T, allowed, hooks, live, matchId } from "./page.js";
 import * as queue from "./queue.js";
 import { forecast } from "./forecast.js";
 import { verdict } from "./legal.js";
@@ -28,8 +28,6 @@ import * as roster from "./roster.js";
 import * as devices from "./devices.js";
 import "./notes.js";
 import * as horn from "./horn.js";
-
-localStorage.setItem("qalisball.token." + matchId, token); // this tablet's role, for a link without one
 
 // Not stamped with the game clock: corrections carry their event's own time (or none), and the score
 // sheet's confirmation and signatures are judged when received (SPEC M1, M3, M6).

@@ -10,7 +10,7 @@ export const T = Q.T;
 export const V = Q.V;
 export const TEAMS = ["home", "away"];
 export const role = D.role;
-export const token = D.token;
+export const csrf = D.csrf; // the CSRF token of this tablet's role cookie (D54): the page never holds the token
 export const matchId = D.match;
 
 /* The calls this role may make (the event catalogue via pages.console_calls), by name. */

@@ -2,7 +2,7 @@
  * localStorage; the calls are sent in order, one at a time; a call whose answer never came is sent
  * again with the same key, and the server stores it once (API.md "Idempotency").
  */
-import { matchId, role, token } from "./page.js";
+import { csrf, matchId, role } from "./page.js";
 
 const KEY = "qalisball.queue." + matchId;
 let inflight = null; // {id, seq: the server's seq when it was sent}
@@ -58,7 +58,7 @@ export function takeBack(id) {
 export function api(method, path, body) {
   return fetch("/api/matches/" + encodeURIComponent(matchId) + path, {
     method: method,
-    headers: { "Content-Type": "application/json", Authorization: "Bearer " + token },
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, // the role's cookie goes by itself
     body: body ? JSON.stringify(body) : undefined,
     cache: "no-store",
   });
