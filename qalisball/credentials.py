@@ -1,7 +1,7 @@
 """Where a request's token comes from: a Bearer header, or a cookie that a CSRF token unlocks (D53, D54).
 
 A token in a link (a console's QR code, the officials' page, ``/?token=``) is exchanged at once for an
-HttpOnly, SameSite=Strict cookie and taken out of the address bar (``token_links.py``). Browsers send that
+HttpOnly, SameSite=Lax cookie and taken out of the address bar (``token_links.py``). Browsers send that
 cookie by themselves, to any request: so a cookie alone authorises nothing that writes. A write that
 comes with cookies needs the CSRF token of one of them, in the ``X-CSRF-Token`` header (the pages'
 scripts) or in a ``csrf`` form field (the officials' page form). The CSRF token is an HMAC of the cookie's
@@ -24,6 +24,9 @@ from .tokens import usable
 
 ORGANISER_COOKIE = "qb_organiser"
 ROLE_COOKIE_PREFIX = "qb_role_"
+# Over HTTPS the cookies are named ``__Host-…``: browsers then take them only from this very host (Secure,
+# Path=/, no Domain), so a sibling subdomain cannot plant a cookie of the same name that shadows ours.
+HOST_PREFIX = "__Host-"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -50,15 +53,21 @@ def bearer() -> str | None:
     return None
 
 
+def cookie_name(name: str, secure: bool) -> str:
+    """The name a cookie is set under: ``__Host-<name>`` over HTTPS, ``<name>`` over plain HTTP."""
+    return HOST_PREFIX + name if secure else name
+
+
 def request_cookie(name: str) -> str | None:
-    """The token in cookie ``name`` of this request, if it can be a token."""
-    return usable(request.cookies.get(name))
+    """The token in cookie ``name`` of this request (its ``__Host-`` form first), if it can be a token."""
+    return usable(request.cookies.get(HOST_PREFIX + name) or request.cookies.get(name))
 
 
 def cookie_tokens() -> list[str]:
     """The tokens this request's cookies carry (the organiser's and any match role's), usable ones only."""
     found = []
     for name, value in request.cookies.items():
+        name = name.removeprefix(HOST_PREFIX)
         if name == ORGANISER_COOKIE or name.startswith(ROLE_COOKIE_PREFIX):
             token = usable(value)
             if token is not None:

@@ -22,9 +22,9 @@ from typing import Any
 from flask import Flask, Response, current_app, g, jsonify, request
 from flask_babel import gettext
 
-from .credentials import cookie_tokens
+from .credentials import cookie_tokens, sent_csrf, unlocked_cookie
 from .integrity import Damage
-from .web import is_organiser, service
+from .web import service
 
 THROTTLE_BURST = 10  # wrong tokens an address may send at once …
 THROTTLE_EVERY_MS = 6_000  # … then one more every 6 s (10 a minute)
@@ -149,8 +149,13 @@ class Throttle:
 
 
 def _carried_token() -> bool:
-    """A token to guess with: a header or a link's. Cookies are not counted: the server set them (D53)."""
-    return bool(request.headers.get("Authorization") or request.args.get("token"))
+    """A token to guess with: a header's, a link's, a sign-in form's, or a cookie's that its CSRF token
+    unlocks (a client chooses the cookies it sends, so a guess can come as a cookie too: D50, D54)."""
+    if request.headers.get("Authorization") or request.args.get("token"):
+        return True
+    if request.endpoint == "token_links.sign_in" and request.method == "POST":
+        return bool(request.form.get("token"))
+    return unlocked_cookie(sent_csrf()) is not None
 
 
 def _address() -> str:
@@ -179,8 +184,10 @@ def _count_wrong_tokens(response: Response) -> Response:
     if response.status_code == 429 or not _carried_token():
         return response
     wrong = response.status_code == 401
-    if request.endpoint == "pages.index" and request.args.get("token") and not is_organiser(request.args.get("token")):
-        wrong = True  # the matches page answers 200 with "token not accepted"
+    if request.method == "GET" and request.args.get("token") and not request.path.startswith("/api/"):
+        wrong = response.status_code != 303  # a page exchanges every token it accepts (D53): any other was refused
+    if request.endpoint == "token_links.sign_in":
+        wrong = "signin=refused" in response.headers.get("Location", "")
     if wrong:
         current_app.extensions["qalisball_throttle"].failed(_address(), current_app.config["CLOCK"]())
     return response

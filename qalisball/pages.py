@@ -37,7 +37,7 @@ from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
 from .service import Match, MatchService, NotFound
-from .web import is_organiser, organiser_cookie, request_token, role_cookie, service
+from .web import is_organiser, organiser_cookie, request_token, role_cookie, service, token_refused
 
 bp = Blueprint("pages", __name__)
 
@@ -345,7 +345,7 @@ def index() -> str:
         matches=matches,
         organiser=token is not None,
         csrf=csrf_for(token) if token else None,
-        token_rejected="token" in request.args,
+        token_rejected=token_refused(),
         vocab=i18n.vocabulary(),
         page={
             "strings": i18n.js_strings(),
@@ -371,7 +371,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
     token = organiser_cookie()
     if token is None:
-        return render_template("token.html", m=m, kind="organiser", rejected="token" in request.args), 401
+        return render_template("token.html", m=m, kind="organiser", rejected=token_refused()), 401
     # Role tokens are stored hashed (D47): a code can be shown only while this process knows its token;
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
@@ -424,7 +424,7 @@ def console(match_id: str) -> tuple[str, int] | str:
     # The link's token was exchanged for this tablet's cookie (token_links.py); ``?role=`` says which one.
     held = role_cookie(m, request.args.get("role"))
     if held is None:
-        return render_template("token.html", m=m, kind="role", rejected="token" in request.args), 401
+        return render_template("token.html", m=m, kind="role", rejected=token_refused()), 401
     role, token = held
     ctx = _common(m)
     calls = console_calls(role)

@@ -3,30 +3,44 @@
 - ``exchange``: a page opened with ``?token=`` (a console's QR code, ``/matches/<id>/officials``, ``/``,
   the organiser's competition and screen pages) whose token is valid answers ``303`` to the same address
   without it, setting the cookie: ``qb_organiser`` for the organiser token, ``qb_role_<match>_<role>`` for
-  a match role's token (the address then names the role: ``?role=scorer``, so a tablet holding two roles
-  of one match opens the one it was given). A token that is not valid is left to the page, which says so
-  (and the throttle counts it).
+  a match role's token on its console (the address then names the role: ``?role=scorer``, so a tablet
+  holding two roles of one match opens the one it was given). A token that is not valid is left to the
+  page, which says so (and the throttle counts it).
+- ``POST /sign-in``: the sign-in forms (``token``, ``next``, and ``match`` on a console's token page) do
+  the same without putting the token in an address at all.
 - ``guard_writes``: a write (POST, PUT, PATCH, DELETE) that carries our cookies but not the CSRF token of
   one of them is refused, 403, before anything is read or stored. A Bearer header needs no CSRF token:
   browsers never add one by themselves.
-- ``POST /forget-token``: the matches page's "forget the organiser token on this device".
+- ``POST /forget-token``: the matches page's "forget the organiser token on this device" (its CSRF token
+  required even without a cookie, so no other site can sign the organiser out).
 
-The cookies are HttpOnly (no script reads them), SameSite=Strict (no other site's page sends them),
-``Secure`` when the request came over HTTPS, and last a match week for a role, 30 days for the organiser.
+The cookies are HttpOnly (no script reads them), SameSite=Lax (no other site's form, fetch or frame sends
+them; a link followed from another site still opens the console: D53), ``Secure`` and ``__Host-`` named
+when the request came over HTTPS, and last a match week for a role, 30 days for the organiser.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, jsonify, redirect, request, url_for
 from flask_babel import gettext
 
-from .credentials import CSRF_HEADER, ORGANISER_COOKIE, cookie_refused, role_cookie
+from .credentials import (
+    CSRF_HEADER,
+    HOST_PREFIX,
+    ORGANISER_COOKIE,
+    cookie_name,
+    cookie_refused,
+    role_cookie,
+    sent_csrf,
+    unlocked_cookie,
+)
 from .web import is_organiser, service
 
 ROLE_COOKIE_DAYS = 7
 ORGANISER_COOKIE_DAYS = 30
+SIGN_IN_REFUSED = "refused"  # ``?signin=refused``: the page says the token was not accepted
 
 bp = Blueprint("token_links", __name__)
 
@@ -44,43 +58,84 @@ def _is_page() -> bool:
     return bool(endpoint) and endpoint != "static" and not request.path.startswith(("/api/", "/static/"))
 
 
-def exchange() -> Response | None:
-    if request.method != "GET" or "token" not in request.args or not _is_page():
-        return None
-    token = request.args.get("token", "")
-    extra: dict[str, str] = {}
+def _cookie_for(token: str, match_id: str | None) -> tuple[str, int, str | None] | None:
+    """``(cookie, days, role)`` that ``token`` is kept under, or None when it is not valid here.
+
+    The organiser's token anywhere; a role's only for its own match's console (``match_id``).
+    """
     if is_organiser(token):
-        cookie, days = ORGANISER_COOKIE, ORGANISER_COOKIE_DAYS
-    elif request.endpoint == "pages.console":  # a role token opens its console, and nothing else
-        match_id = (request.view_args or {}).get("match_id")
-        m = service().matches.get(str(match_id)) if match_id is not None else None
-        role = m.role_of(token) if m is not None else None
-        if m is None or role is None:
-            return None  # the page answers "this token is not valid" (and the throttle counts it)
-        cookie, days = role_cookie(m.id, role), ROLE_COOKIE_DAYS
-        extra["role"] = role
-    else:
+        return ORGANISER_COOKIE, ORGANISER_COOKIE_DAYS, None
+    m = service().matches.get(match_id) if match_id is not None else None
+    role = m.role_of(token) if m is not None else None
+    if m is None or role is None:
         return None
-    kept = [(k, v) for k, v in request.args.items(multi=True) if k not in ("token", "role")]
-    query = urlencode(kept + list(extra.items()))
-    response = redirect(request.path + (f"?{query}" if query else ""), 303)
+    return role_cookie(m.id, role), ROLE_COOKIE_DAYS, role
+
+
+def _keep(response: Response, cookie: str, token: str, days: int) -> Response:
     response.set_cookie(
-        cookie,
+        cookie_name(cookie, request.is_secure),
         token,
         max_age=days * 86_400,
         path="/",
         secure=request.is_secure,
         httponly=True,
-        samesite="Strict",
+        samesite="Lax",
     )
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-def guard_writes() -> Response | None:
-    if not cookie_refused():
+def exchange() -> Response | None:
+    if request.method != "GET" or "token" not in request.args or not _is_page():
         return None
+    view_args = dict(request.view_args or {})
+    console = request.endpoint == "pages.console"
+    found = _cookie_for(request.args.get("token", ""), str(view_args["match_id"]) if console else None)
+    if found is None:
+        return None  # the page answers "this token is not valid" (and the throttle counts it)
+    cookie, days, role = found
+    kept = {k: request.args.getlist(k) for k in request.args if k not in ("token", "role", *view_args)}
+    if role is not None:
+        kept["role"] = [role]
+    # Built again from the route (never from the raw path): encoded, and under the app's script root.
+    target = url_for(str(request.endpoint), **view_args, **kept)
+    return _keep(redirect(target, 303), cookie, request.args.get("token", ""), days)
+
+
+def _local(target: str | None, fallback: str) -> str:
+    """``target`` if it is an address of this site (a path), else ``fallback``: never an open redirect."""
+    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return fallback
+    parts = urlsplit(target)
+    return fallback if parts.scheme or parts.netloc or any(c in target for c in "\r\n") else target
+
+
+@bp.post("/sign-in")
+def sign_in() -> Response:
+    """A sign-in form's token, kept as ``exchange`` keeps a link's; back to ``next`` (``?signin=refused`` if not valid)."""
+    token = request.form.get("token", "").strip()
+    match_id = request.form.get("match") or None
+    found = _cookie_for(token, match_id)
+    if found is None:
+        back = _local(request.form.get("next"), url_for("pages.index"))
+        return redirect(back + ("&" if "?" in back else "?") + f"signin={SIGN_IN_REFUSED}", 303)
+    cookie, days, role = found
+    if role is not None and match_id is not None:
+        target = url_for("pages.console", match_id=match_id, role=role)
+    else:
+        target = _local(request.form.get("next"), url_for("pages.index"))
+    return _keep(redirect(target, 303), cookie, token, days)
+
+
+def guard_writes() -> Response | None:
+    if request.endpoint == "token_links.sign_in" or not cookie_refused():
+        return None  # a sign-in brings its own token (it needs no cookie's CSRF token)
     message = f"a write that a cookie authorises needs that cookie's CSRF token ({CSRF_HEADER} header or csrf field)"
+    return _forbidden(message)
+
+
+def _forbidden(message: str) -> Response:
     if request.path.startswith("/api/"):
         response = jsonify({"error": "forbidden", "message": message})
     else:
@@ -92,7 +147,12 @@ def guard_writes() -> Response | None:
 
 @bp.post("/forget-token")
 def forget() -> Response:
-    """Forget the organiser token on this device (guarded like every cookie write: a CSRF field)."""
+    """Forget the organiser token on this device: only with the CSRF token of a cookie it holds (D55)."""
+    if unlocked_cookie(sent_csrf()) is None:
+        return _forbidden("forgetting the organiser token needs its CSRF token (csrf field)")
     response = redirect(url_for("pages.index"), 303)
-    response.delete_cookie(ORGANISER_COOKIE, path="/", secure=request.is_secure, httponly=True, samesite="Strict")
+    for name in (ORGANISER_COOKIE, HOST_PREFIX + ORGANISER_COOKIE):
+        response.delete_cookie(
+            name, path="/", secure=name.startswith(HOST_PREFIX) or request.is_secure, httponly=True, samesite="Lax"
+        )
     return response

@@ -74,11 +74,11 @@ def organiser_cookie() -> str | None:
 def role_cookie(m: Match, wanted: str | None = None) -> tuple[str, str] | None:
     """``(role, token)`` of a role of match ``m`` that this device keeps a valid cookie for.
 
-    ``wanted`` (the console's ``?role=``) first; else the first role in the rule book's order (a tablet
-    normally holds one role of a match).
+    ``wanted`` (the console's ``?role=``) only, when it names a role: a tablet that does not hold it is not
+    given another role's console under that address. Without it, the first role held in the rule book's
+    order (a tablet normally holds one role of a match).
     """
-    order = ([wanted] if wanted in ROLES else []) + [r for r in ROLES if r != wanted]
-    for role in order:
+    for role in [wanted] if wanted in ROLES else ROLES:
         token = credentials.request_cookie(credentials.role_cookie(m.id, role))
         if token is not None and m.role_of(token) == role:
             return role, token
@@ -92,5 +92,11 @@ def organiser_page_data() -> dict[str, Any]:
     return {
         "organiser": token is not None,
         "csrf": credentials.csrf_for(token) if token else None,
-        "token_rejected": "token" in request.args,
+        "token_rejected": token_refused(),
     }
+
+
+def token_refused() -> bool:
+    """Whether this page was opened with a token that was not accepted: a link's ``?token=`` still here
+    (a valid one was exchanged, D53), or a sign-in form's, sent back with ``?signin=refused``."""
+    return "token" in request.args or request.args.get("signin") == "refused"

@@ -38,7 +38,7 @@ def _csrf(client: FlaskClient, path: str) -> str:
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_D53_a_role_token_in_a_link_becomes_an_httponly_strict_cookie_and_leaves_the_address(
+def test_D53_a_role_token_in_a_link_becomes_an_httponly_lax_cookie_and_leaves_the_address(
     client: FlaskClient, match: MatchDriver, role: str
 ) -> None:
     token = match.tokens[role]
@@ -47,7 +47,7 @@ def test_D53_a_role_token_in_a_link_becomes_an_httponly_strict_cookie_and_leaves
     assert r.headers["Location"] == f"/matches/{match.id}/referee?lang=zh&role={role}"  # no token, the role named
     assert r.headers["Cache-Control"] == "no-store" and r.headers["Referrer-Policy"] == "no-referrer"
     morsel = _set_cookie(r)[role_cookie(match.id, role)]
-    assert morsel.value == token and morsel["httponly"] and morsel["samesite"] == "Strict" and morsel["path"] == "/"
+    assert morsel.value == token and morsel["httponly"] and morsel["samesite"] == "Lax" and morsel["path"] == "/"
     assert int(morsel["max-age"]) == 7 * 86_400 and not morsel["secure"]  # plain HTTP on the field's LAN
     page = client.get(r.headers["Location"])
     html = page.get_data(as_text=True)
@@ -55,9 +55,51 @@ def test_D53_a_role_token_in_a_link_becomes_an_httponly_strict_cookie_and_leaves
     assert page_data(html)["role"] == role and page.headers["Cache-Control"] == "no-store"
 
 
-def test_D53_over_https_the_cookie_is_secure(client: FlaskClient, match: MatchDriver) -> None:
-    r = client.get(f"/matches/{match.id}/referee?token={match.tokens['scorer']}", base_url="https://live.example.org")
-    assert _set_cookie(r)[role_cookie(match.id, "scorer")]["secure"]
+def test_D53_over_https_the_cookie_is_secure_and_host_only(client: FlaskClient, match: MatchDriver) -> None:
+    """``__Host-``: a browser takes it only from this host, so a sibling subdomain cannot shadow it."""
+    https = "https://live.example.org"
+    r = client.get(f"/matches/{match.id}/referee?token={match.tokens['scorer']}", base_url=https)
+    morsel = _set_cookie(r)["__Host-" + role_cookie(match.id, "scorer")]
+    assert morsel["secure"] and morsel["path"] == "/" and not morsel["domain"]
+    page = client.get(r.headers["Location"], base_url=https)
+    assert page.status_code == 200 and page_data(page.get_data(as_text=True))["role"] == "scorer"
+
+
+def test_D53_the_redirect_is_built_from_the_route_never_from_the_raw_path(client: FlaskClient) -> None:
+    """An encoded line break in the address cannot reach the ``Location`` header (no 500, no injection)."""
+    r = client.get(f"/matches/%0d%0aSet-Cookie:x=1/officials?token={ADMIN}&lang=en")
+    assert r.status_code == 303 and "\n" not in r.headers["Location"] and "%0D%0ASet-Cookie" in r.headers["Location"]
+    assert not [c for c in r.headers.getlist("Set-Cookie") if c.startswith("x=")]
+
+
+def test_D53_a_console_address_naming_a_role_the_tablet_does_not_hold_opens_nothing(
+    client: FlaskClient, match: MatchDriver
+) -> None:
+    client.get(f"/matches/{match.id}/referee?token={match.tokens['scorer']}")
+    assert client.get(f"/matches/{match.id}/referee?role=scorer").status_code == 200
+    assert client.get(f"/matches/{match.id}/referee?role=referee").status_code == 401  # not the scorer's console
+    assert page_data(client.get(f"/matches/{match.id}/referee").get_data(as_text=True))["role"] == "scorer"
+
+
+def test_D53_the_sign_in_forms_post_the_token_and_keep_it_like_a_link(client: FlaskClient, match: MatchDriver) -> None:
+    """The token goes in a form's body, never into an address (access logs, history)."""
+    r = client.post("/sign-in", data={"token": "nope", "next": "/competitions"})
+    assert r.status_code == 303 and r.headers["Location"] == "/competitions?signin=refused"
+    assert "The organiser token was not accepted" in client.get(r.headers["Location"] + "&lang=en").get_data(as_text=True)
+    r = client.post("/sign-in", data={"token": ADMIN, "next": "//evil.example/x"})
+    assert r.status_code == 303 and r.headers["Location"] == "/" and ORGANISER_COOKIE in _set_cookie(r)
+    assert page_data(client.get("/competitions").get_data(as_text=True))["organiser"] is True
+    # A console's token page signs a tablet in to its role.
+    tablet = client.application.test_client()
+    page = tablet.get(f"/matches/{match.id}/referee?lang=en")
+    assert page.status_code == 401 and 'action="/sign-in"' in page.get_data(as_text=True)
+    r = tablet.post("/sign-in", data={"token": match.tokens["assistant2"], "match": match.id, "next": "/x"})
+    assert r.status_code == 303 and r.headers["Location"] == f"/matches/{match.id}/referee?role=assistant2"
+    assert page_data(tablet.get(r.headers["Location"]).get_data(as_text=True))["role"] == "assistant2"
+    r = tablet.post(
+        "/sign-in", data={"token": match.tokens["assistant2"], "match": "other", "next": f"/matches/{match.id}/referee"}
+    )
+    assert r.headers["Location"].endswith("signin=refused")  # a role token is for its own match only
 
 
 @pytest.mark.parametrize(
@@ -71,7 +113,7 @@ def test_D53_the_organiser_token_in_a_link_becomes_the_organiser_cookie(
     r = client.get(f"{url}?token={ADMIN}")
     assert r.status_code == 303 and r.headers["Location"] == url
     morsel = _set_cookie(r)[ORGANISER_COOKIE]
-    assert morsel.value == ADMIN and morsel["httponly"] and morsel["samesite"] == "Strict"
+    assert morsel.value == ADMIN and morsel["httponly"] and morsel["samesite"] == "Lax"
     assert int(morsel["max-age"]) == 30 * 86_400
     page = client.get(url)
     assert page.status_code == 200 and ADMIN not in page.get_data(as_text=True)
@@ -195,8 +237,37 @@ def test_D55_forgetting_the_organiser_token_clears_its_cookie(client: FlaskClien
     client.get(f"/?token={ADMIN}")
     csrf = _csrf(client, "/")
     assert client.post("/forget-token").status_code == 403  # a cookie write like any other
+    other_site = client.application.test_client()  # another site's form: the browser sends no cookie (Lax)
+    r = other_site.post("/forget-token")
+    assert r.status_code == 403 and not r.headers.getlist("Set-Cookie")
     r = client.post("/forget-token", data={"csrf": csrf})
     assert r.status_code == 303 and r.headers["Location"] == "/"
     assert _set_cookie(r)[ORGANISER_COOKIE].value == ""
     assert page_data(client.get("/").get_data(as_text=True))["organiser"] is False
     assert client.get(f"/matches/{match.id}/officials").status_code == 401
+
+
+def test_D50_guesses_on_any_page_and_in_cookies_are_throttled(app: Flask, client: FlaskClient, match: MatchDriver) -> None:
+    """A page that does not exchange a link's token refused it; a cookie is a client's choice, so a guess
+    can come as a cookie with its own CSRF token: both count towards the throttle."""
+    from qalisball.credentials import csrf_for
+
+    guess = {"REMOTE_ADDR": "192.0.2.90"}
+    for i in range(10):
+        assert client.get(f"/competitions?token=guess-{i}", environ_base=guess).status_code == 200
+    assert client.get(f"/screens?token={ADMIN}", environ_base=guess).status_code == 429
+    cookie_guesser = app.test_client()
+    addr = {"REMOTE_ADDR": "192.0.2.91"}
+    url = f"/api/matches/{match.id}/events"
+    for i in range(10):
+        cookie_guesser.set_cookie(ORGANISER_COOKIE, f"guess-{i}")
+        r = cookie_guesser.post(
+            url, json={"type": "period_start"}, headers={"X-CSRF-Token": csrf_for(f"guess-{i}")}, environ_base=addr
+        )
+        assert r.status_code == 401, i
+    r = cookie_guesser.post(url, json={"type": "period_start"}, headers={"X-CSRF-Token": csrf_for("guess-9")}, environ_base=addr)
+    assert r.status_code == 429 and r.headers["Retry-After"]
+    signer = app.test_client()
+    for i in range(10):
+        signer.post("/sign-in", data={"token": f"guess-{i}"}, environ_base={"REMOTE_ADDR": "192.0.2.92"})
+    assert signer.post("/sign-in", data={"token": ADMIN}, environ_base={"REMOTE_ADDR": "192.0.2.92"}).status_code == 429

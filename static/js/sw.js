@@ -4,14 +4,24 @@
  * pages open with their last state. Network first, the cache only when the network fails: a page is
  * never older than the server when the server can be reached. The API and Socket.IO are never cached. */
 "use strict";
-var CACHE = "qalisball-shell-v1";
+// v2: pages are kept only under addresses without tokens (D53); v1 copies may hold a link's token.
+var CACHE = "qalisball-shell-v2";
 
 self.addEventListener("install", function () { self.skipWaiting(); });
-self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
+self.addEventListener("activate", function (event) {
+  event.waitUntil(
+    caches.keys().then(function (names) {
+      return Promise.all(names.filter(function (n) { return n !== CACHE; }).map(function (n) { return caches.delete(n); }));
+    }).then(function () { return self.clients.claim(); })
+  );
+});
 
 function cacheable(url) {
   if (url.origin !== self.location.origin) return false;
   if (url.pathname.indexOf("/api/") === 0 || url.pathname.indexOf("/socket.io/") === 0) return false;
+  // Never a token on this device's disk: no link that carries one, and not the officials' page, whose
+  // QR codes are the role tokens (the organiser opens it online).
+  if (url.searchParams.has("token") || /\/officials$/.test(url.pathname)) return false;
   return url.pathname.indexOf("/static/") === 0 || url.pathname.indexOf("/matches/") === 0;
 }
 
