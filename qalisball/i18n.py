@@ -364,6 +364,26 @@ _JS = {
 }
 
 
+# Sentences the public screens' scripts show after the first render (scoreboard, overlays, phone,
+# line-ups, venue screens). Placeholders are {name}, filled in by common.js's fmt().
+SCREEN_JS = {
+    "why_rule": _l("{reason} ({rule})"),
+    "why_sep": _l("; "),
+    "moved_3m": _l("moved 3 m out of the area (10.8)"),
+    "paused_at": _l("Clock paused at {time}"),
+    "goal_popup": _l("Goal"),
+    "sound_on": _l("Sound on"),
+    "sound_off": _l("Sound off"),
+    "sound_blocked": _l("Sound blocked: click to allow"),
+    "half_begins": _l("{half} begins"),
+    "half_ends": _l("{half} ends"),
+}
+
+
+def screen_strings() -> dict[str, str]:
+    return {k: str(v) for k, v in SCREEN_JS.items()}
+
+
 def js_strings() -> dict[str, str]:
     """The sentences the browser needs after the first render, in the current language."""
     return {k: str(v) for k, v in _JS.items()}

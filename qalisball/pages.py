@@ -26,7 +26,6 @@ from urllib.parse import urlencode, urlsplit
 import qrcode
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext
-from flask_babel import lazy_gettext as _l
 from marshmallow import ValidationError
 
 from . import i18n, rulebook
@@ -202,26 +201,6 @@ def _common(m: Match) -> dict[str, Any]:
     }
 
 
-# Sentences the public screens' scripts show after the first render (scoreboard, overlays, phone,
-# line-ups, venue screens). Placeholders are {name}, filled in by common.js's fmt().
-_SCREEN_JS = {
-    "why_rule": _l("{reason} ({rule})"),
-    "why_sep": _l("; "),
-    "moved_3m": _l("moved 3 m out of the area (10.8)"),
-    "paused_at": _l("Clock paused at {time}"),
-    "goal_popup": _l("Goal"),
-    "sound_on": _l("Sound on"),
-    "sound_off": _l("Sound off"),
-    "sound_blocked": _l("Sound blocked: click to allow"),
-    "half_begins": _l("{half} begins"),
-    "half_ends": _l("{half} ends"),
-}
-
-
-def screen_strings() -> dict[str, str]:
-    return {k: str(v) for k, v in _SCREEN_JS.items()}
-
-
 def restart_why(state: dict[str, Any], m: Match) -> str:
     """Why the pending restart was given, in the page's language: the engine's template translated and
     filled in (teams by name, phrases translated), its rule, and the 3 m move (10.8) when there was one.
@@ -241,9 +220,9 @@ def restart_why(state: dict[str, Any], m: Match) -> str:
         elif key in PHRASE_PARAMS and isinstance(value, str) and value:
             value = gettext(value)
         params[key] = value
-    text = str(_SCREEN_JS["why_rule"]).format(reason=gettext(why["template"]).format(**params), rule=why["rule"])
+    text = str(i18n.SCREEN_JS["why_rule"]).format(reason=gettext(why["template"]).format(**params), rule=why["rule"])
     if r.get("origin"):
-        text += str(_SCREEN_JS["why_sep"]) + str(_SCREEN_JS["moved_3m"])
+        text += str(i18n.SCREEN_JS["why_sep"]) + str(i18n.SCREEN_JS["moved_3m"])
     return text
 
 
@@ -272,7 +251,7 @@ def _public(m: Match, ctx: dict[str, Any]) -> dict[str, Any]:
     """What the public screens add to ``_common``: the engine's templates (to explain restarts), the
     start time, the logos, the screens' sentences."""
     starts = starts_text(m)
-    ctx["page"]["strings"].update(screen_strings())
+    ctx["page"]["strings"].update(i18n.screen_strings())
     ctx["page"].update(
         rule_templates=rule_templates(), starts=starts, logos=logos(m), names={t: m.setup.team(t).name for t in TEAMS}
     )

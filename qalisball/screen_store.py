@@ -7,7 +7,8 @@
 - ``screens``: what each named venue screen shows (``/screens/<name>``), as the organiser last chose.
 
 Like a competition's records these change (a screen switches, a logo is replaced); the match logs are
-untouched. The SQL lives here; ``store.py`` only registers the migration.
+untouched. The SQL lives here; the tables are made by migration 5 (``screen_tables.py``), which
+``store.py`` registers without needing anything of this module.
 """
 
 from __future__ import annotations
@@ -17,40 +18,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
 if TYPE_CHECKING:
     from .store import Store
-
-
-def migrate(db: sqlite_utils.Database) -> None:
-    """Migration 5 (issue 13): images, team logos and venue screens."""
-    db["images"].create(
-        {
-            "id": str,
-            "kind": str,
-            "title": str,
-            "content_type": str,
-            "width": int,
-            "height": int,
-            "bytes": int,
-            "data": bytes,
-            "created_at": str,
-        },
-        pk="id",
-        not_null={"id", "kind", "content_type", "data", "created_at"},
-    )
-    db["team_logos"].create(
-        {"team_key": str, "team": str, "image_id": str, "updated_at": str},
-        pk="team_key",
-        not_null={"team_key", "team", "image_id"},
-        foreign_keys=[("image_id", "images", "id")],
-    )
-    db["screens"].create(
-        {"name": str, "content": str, "updated_at": str},
-        pk="name",
-        not_null={"name", "content"},
-    )
 
 
 def utc_now() -> str:

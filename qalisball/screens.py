@@ -450,6 +450,4 @@ _JS = {
 
 
 def page_strings() -> dict[str, str]:
-    from .pages import screen_strings
-
-    return {**i18n.js_strings(), **screen_strings(), **{k: str(v) for k, v in _JS.items()}}
+    return {**i18n.js_strings(), **i18n.screen_strings(), **{k: str(v) for k, v in _JS.items()}}

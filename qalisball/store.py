@@ -24,7 +24,7 @@ from typing import Any
 
 import sqlite_utils
 
-from . import competition_tables, integrity, screen_store, tokens
+from . import competition_tables, integrity, screen_tables, tokens
 from .integrity import AckJournal, Damage
 from .rules.errors import N_
 
@@ -160,7 +160,7 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _m1,
     2: _m2,
     3: competition_tables.migrate,
-    5: screen_store.migrate,
+    5: screen_tables.migrate,
 }
 
 
