@@ -985,6 +985,7 @@ class CompetitionService:
         snap = snap or self.snapshot(c)
         order = sorted(c.fixtures, key=lambda f: (f.slot, f.number))
         by_team: dict[str, list[Appearance]] = {t: [] for t in c.teams}
+        names: dict[tuple[str, str, int], str] = {}  # (team, fixture, number) → the carded player's name there
         for f in order:
             for side, tid in zip(("home", "away"), snap.teams.get(f.id, (None, None)), strict=True):
                 if tid is None or tid not in by_team:
@@ -1001,10 +1002,18 @@ class CompetitionService:
                     for row in self._player_rows(mid, side):
                         got = Cards.from_counts(row["yellow"], row["red"])
                         if got.yellow or got.red:
-                            prev = cards.get(row["number"], Cards())
-                            cards[row["number"]] = Cards(prev.yellow + got.yellow, prev.red + got.red)
+                            # D74: the number he had when the match was made from the kept roster.
+                            number = row["numbers"][0] if row.get("numbers") else row["number"]
+                            prev = cards.get(number, Cards())
+                            cards[number] = Cards(prev.yellow + got.yellow, prev.red + got.red)
+                            names[(tid, f.id, number)] = row["name"]
                 by_team[tid].append(Appearance(f.id, standing, cards))  # type: ignore[arg-type]
-        return discipline.suspensions(by_team, c.discipline)
+        return [
+            discipline.on_roster(s, names.get((s.team, s.from_fixture, s.player), ""), self.teams[s.team].names())
+            if s.team in self.teams
+            else s
+            for s in discipline.suspensions(by_team, c.discipline)
+        ]
 
     def suspensions_json(self, c: Competition) -> list[dict[str, Any]]:
         out = []

@@ -355,6 +355,15 @@ def test_C4_a_red_card_suspends_for_the_next_match_served_by_playing() -> None:
     assert s.remaining == 0 and not s.applies_to("9")
 
 
+def test_D74_a_suspension_follows_the_name_to_the_kept_players_new_number() -> None:
+    [s] = discipline.suspensions({"a": _apps(("1", "served", {7: Cards(0, 1)}), ("4", "pending", {}))}, Discipline())
+    roster = {17: "Li  Hua", 7: "Wang Fang", 3: "Chen Jing"}  # Li Hua wears 17 now; 7 went to someone else
+    assert discipline.on_roster(s, "li hua", roster).player == 17
+    assert discipline.on_roster(s, "Zhao Lei", roster).player == 7  # the name is gone (corrected): the number stays
+    assert discipline.on_roster(s, "Li Hua", {17: "Li Hua", 18: "LI HUA", 7: "x"}).player == 7  # two of that name
+    assert discipline.on_roster(s, "", roster) == s
+
+
 def test_C4_number_of_matches_configurable_and_zero_turns_it_off() -> None:
     apps = _apps(("1", "served", {7: Cards(0, 1)}), ("4", "served", {}), ("9", "pending", {}))
     [s] = discipline.suspensions({"a": apps}, Discipline(red_matches=2))

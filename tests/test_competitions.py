@@ -483,6 +483,36 @@ def test_C4_a_red_card_suspends_the_player_for_his_teams_next_match(api: Api) ->
     assert s["remaining"] == 0
 
 
+def test_D74_a_suspension_stays_with_the_person_through_renumberings(api: Api) -> None:
+    """C4 with M2: a player red-carded as #3 and renumbered #13 in that match is still the kept roster's #3;
+    when the organiser later gives him #33 in the kept roster, the suspension follows him there."""
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    first = api.view(comp)["fixtures"][0]
+    made = api.match(comp, first["id"])
+    api.play(made, goals=["home"], cards=[("home", 3, "red")])
+    r = api.client.post(
+        f"/api/matches/{made['id']}/events",
+        json={"type": "roster", "team": "home", "player": 3, "number": 13},
+        headers=auth(made["tokens"]["referee"]),
+    )
+    assert r.status_code == 201, r.get_json()
+    carded = first["home"]
+    [s] = api.call("GET", f"/api/competitions/{comp}/suspensions")
+    assert (s["player"], s["name"]) == (3, "A 3")  # not #13: the kept roster never had him so
+    team = api.call("GET", f"/api/teams/{carded}")
+    players = [{**p, "number": 33} if p["number"] == 3 else p for p in team["players"]]
+    api.call("PATCH", f"/api/teams/{carded}", {"players": players})
+    [s] = api.call("GET", f"/api/competitions/{comp}/suspensions")
+    assert (s["player"], s["name"]) == (33, "A 3")
+    nxt = next(f for f in api.view(comp)["fixtures"][1:] if carded in (f["home"], f["away"]))
+    where = "home" if nxt["home"] == carded else "away"
+    lineup: dict[str, Any] = {"home": {"starting": [1, 2, 4, 5, 6, 7]}, "away": {"starting": [1, 2, 4, 5, 6, 7]}}
+    lineup[where] = {"starting": [1, 2, 4, 5, 6, 33]}
+    answer = api.refused("POST", f"/api/competitions/{comp}/fixtures/{nxt['id']}/match", lineup, 409, "rule", "C4", comp)
+    assert "#33 A 3" in answer["message"]
+
+
 def test_C4_a_suspended_player_named_in_the_squad_is_refused(api: Api) -> None:
     ids, _ = _six(api)
     comp = _league(api, ids, discipline={"red_suspension_matches": 2, "yellow_accumulation": 1})["id"]

@@ -10,7 +10,7 @@ opponents forfeit does (D65). Two suspensions of one player are served one after
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..errors import N_, RuleViolation
@@ -95,6 +95,27 @@ def suspensions(teams: Mapping[str, Sequence[Appearance]], rules: Discipline) ->
                     served = sum(1 for f in fixtures[start:k] if f.fixture in covers and f.standing == "served")
                     out.append(Suspension(team, player, reason, app.fixture, n, tuple(covers), n - served))
     return out
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two spellings of one name: case and spacing aside (as D72 compares team names)."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def on_roster(s: Suspension, name: str, roster: Mapping[int, str]) -> Suspension:
+    """D74: the suspended player as the kept roster numbers him now.
+
+    ``s.player`` is the number he had when the match was made (a renumbering in the match, M2, does not
+    move the suspension to another kept player); ``name`` is his name in that match. If the kept roster
+    has since given that name another number, and names no one else so, the suspension follows the name;
+    otherwise it stays on the number.
+    """
+    if not name:
+        return s
+    found = [n for n, other in roster.items() if same_name(other, name)]
+    if len(found) == 1 and found[0] != s.player:
+        return replace(s, player=found[0])
+    return s
 
 
 def check_lineup(
