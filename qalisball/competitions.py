@@ -591,7 +591,7 @@ class CompetitionService:
         """The match as screens show it next to its fixture: phase, score, clock (extras)."""
         if match_id is None or match_id not in self.matches.matches:
             return None
-        s = self.matches.state(self.matches.get(match_id))
+        s = self.matches.state(self.matches.get(match_id), legal=False)
         return {
             "phase": s["phase"],
             "period": s["period"],

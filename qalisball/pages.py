@@ -181,9 +181,9 @@ def _roster(state: dict[str, Any]) -> dict[str, dict[str, str]]:
     return roster
 
 
-def _common(m: Match) -> dict[str, Any]:
-    """What every match page renders from and hands to its script."""
-    state = service().state(m)
+def _common(m: Match, official: bool = False) -> dict[str, Any]:
+    """What every match page renders from and hands to its script (``legal`` for an official's console only)."""
+    state = service().state(m, legal=official)
     lang = i18n.current_language()
     return {
         "m": m,
@@ -338,7 +338,7 @@ def index() -> str:
 def _card(svc: MatchService, m: Match) -> dict[str, Any]:
     """A match on the index: the API's summary, plus the shootout score and the winner's name."""
     card = svc.summary(m)
-    state = svc.state(m)
+    state = svc.state(m, legal=False)
     so = state["shootout"]
     card["shootout"] = so["score"] if so else None
     card["winner_name"] = state["teams"][state["winner"]]["name"] if state["winner"] else None
@@ -405,7 +405,7 @@ def console(match_id: str) -> tuple[str, int] | str:
     if held is None:
         return render_template("token.html", m=m, kind="role", rejected=token_refused()), 401
     role, token = held
-    ctx = _common(m)
+    ctx = _common(m, official=True)
     calls = console_calls(role)
     allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
     keys = {c["call"]: c["key"] for c in calls if c["key"] and c["type"] != "clock"}  # the clock's keys are the console's own

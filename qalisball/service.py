@@ -223,16 +223,17 @@ class MatchService:
             raise NotFound(f"no match {match_id}")
         return m
 
-    def state(self, m: Match) -> dict[str, Any]:
+    def state(self, m: Match, legal: bool = True) -> dict[str, Any]:
+        """The public state now (API.md); ``legal=False`` without the officials' ``legal`` (lists, screens)."""
         assert m.state is not None
-        state = public_state(m.state, self.clock(), m.id, m.seq)
+        state = public_state(m.state, self.clock(), m.id, m.seq, legal=legal)
         damage = self.damage(m)
         if damage is not None:
             state["damaged"] = damage.message  # only when damaged (docs/api-extras.md)
         return state
 
     def summary(self, m: Match) -> dict[str, Any]:
-        s = self.state(m)
+        s = self.state(m, legal=False)
         extra = {"damaged": s["damaged"]} if "damaged" in s else {}  # only when damaged
         return {
             "id": m.id,

@@ -82,3 +82,16 @@ def test_console_state_carries_legal_for_the_buttons(client: FlaskClient, match:
     assert legal["calls"]["restart_taken"]["home"] is True
     refused = legal["reasons"][legal["calls"]["goal"]["home"]]
     assert refused["rule"] == "7.1" and refused["template"] in data["rule_templates"]
+
+
+def test_D90_only_the_console_and_the_api_state_carry_legal(client: FlaskClient, match: MatchDriver) -> None:
+    """``legal`` is the engine trying every call (~0.7 ms a state): spectators' pages, the match lists and the
+    competitions' fixtures leave it out; the console and ``GET /api/matches/<id>`` keep it."""
+    match.kickoff("home", "x0")
+    assert "legal" in console(client, match, "en")[1]["state"]
+    assert "legal" in client.get(f"/api/matches/{match.id}").get_json()
+    for path in (f"/matches/{match.id}", f"/matches/{match.id}/scoreboard", f"/matches/{match.id}/lineups"):
+        html = client.get(path).get_data(as_text=True)
+        data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+        assert data["state"]["seq"] == match.state()["seq"] and "legal" not in data["state"], path
+    assert all("legal" not in m for m in client.get("/api/matches").get_json())
