@@ -104,6 +104,7 @@ def main() -> None:
         measure("public page", lambda: c.get(f"/competitions/{comp}"))
         measure("big screen", lambda: c.get(f"/competitions/{comp}/screen"))
         measure("organiser's page", lambda: c.get(f"/competitions/{comp}/admin"))
+        measure("a fixture's forms (opened)", lambda: c.get(f"/competitions/{comp}/admin/fixtures/{fixtures[-1]['id']}"))
         last = cobj.fixtures[-1].match_id
         assert last is not None
         measure("live hook (finished match)", lambda: svc.on_match_event(last, {}, {}))

@@ -68,6 +68,7 @@ ROLES = {
 _JS = {
     "saved": _l("Saved"),
     "failed": _l("Not accepted"),
+    "load_failed": _l("Could not load this fixture: check the connection and open it again."),
     "refused_rule": _l("Refused by rule {rule}"),
     "offline": _l("Offline: reconnecting…"),
     "token_needed": _l("Enter the organiser token to make changes"),
@@ -254,11 +255,25 @@ def admin(comp_id: str) -> str:
 
 @bp.get("/competitions/<comp_id>/admin/part")
 def admin_part(comp_id: str) -> str:
+    """The page's live part again, after a write or a change elsewhere: ``?open=3,7`` renders those fixtures'
+    panels with their forms (the ones the organiser has open), the others to be fetched when opened."""
     c = _competition(comp_id)
-    return render_template("_competition_admin_body.html", **_admin_context(c))
+    opened = {x for x in request.args.get("open", "").split(",") if x}
+    return render_template("_competition_admin_body.html", **_admin_context(c, opened))
 
 
-def _admin_context(c: Competition) -> dict[str, Any]:
+@bp.get("/competitions/<comp_id>/admin/fixtures/<fid>")
+def admin_fixture(comp_id: str, fid: str) -> str:
+    """One fixture's forms, fetched when its panel opens (a page of 240 fixtures carries none of them)."""
+    c = _competition(comp_id)
+    ctx = _admin_context(c, {fid})
+    fx = next((f for f in ctx["fixtures"] if str(f["id"]) == fid), None)
+    if fx is None:
+        abort(404)
+    return render_template("_competition_fixture_one.html", fx=fx, **ctx)
+
+
+def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, Any]:
     svc = competitions()
     ctx = context(c)
     suspensions = svc.suspensions_json(c)
@@ -277,6 +292,7 @@ def _admin_context(c: Competition) -> dict[str, Any]:
             numbers = [p["number"] for p in rosters.get(fx[side], []) if p["number"] not in barred]
             starting.setdefault(fx["id"], {})[side] = numbers[:starters]
     ctx.update(
+        open_fixtures={fx["id"] for fx in ctx["fixtures"] if str(fx["id"]) in (opened or set())},
         starting=starting,
         suspensions=suspensions,
         suspended=out,  # team -> fixture -> players who may not play it

@@ -7,6 +7,7 @@ checks the standings against numbers counted by hand.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -940,6 +941,24 @@ def test_competition_pages_are_rendered_on_the_server_in_both_languages(api: Api
     assert api.client.get("/competitions").status_code == 200
     printable = api.client.get(f"/competitions/{comp}/standings?lang=en").get_data(as_text=True)
     assert "1 of 15 fixtures have a result." in printable
+
+
+def test_the_organisers_page_carries_a_fixtures_forms_only_when_its_panel_is_open(api: Api) -> None:
+    """A page of 240 fixtures carried 240 sets of forms (690 KiB): each panel's forms come when it opens,
+    and a refresh after a write renders the open ones in place."""
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    page = api.client.get(f"/competitions/{comp}/admin?lang=en").get_data(as_text=True)
+    assert 'data-form="lineup"' not in page and 'data-form="officials"' not in page
+    assert page.count("data-lazy=") == len(api.view(comp)["fixtures"]) == 15
+    one = api.client.get(f"/competitions/{comp}/admin/fixtures/2?lang=zh")
+    html = one.get_data(as_text=True)
+    assert one.status_code == 200 and html.count('data-form="lineup"') == 1 and "创建比赛" in html
+    assert f"/api/competitions/{comp}/fixtures/2/match" in html
+    part = api.client.get(f"/competitions/{comp}/admin/part?open=2,5,nope&lang=en").get_data(as_text=True)
+    assert part.count('data-form="lineup"') == 2 and part.count("data-lazy=") == 13
+    assert re.search(r'id="fx-2" open>', part) and re.search(r'id="fx-5" open>', part)
+    assert api.client.get(f"/competitions/{comp}/admin/fixtures/99").status_code == 404
 
 
 def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> None:

@@ -75,6 +75,8 @@
     pending = true;
     again = false;
     var url = location.pathname.replace(/\/$/, "") + "/part" + location.search;
+    var extra = QC.partQuery ? QC.partQuery() : ""; // the organiser's page: which panels to render open
+    if (extra) url += (location.search ? "&" : "?") + extra;
     fetch(url, { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {

@@ -19,6 +19,32 @@
     return Array.prototype.map.call(document.querySelectorAll("details[open]"), function (d) { return d.id; }).filter(Boolean);
   }
   var keepOpen = [];
+  // The part comes back with the open fixtures' forms in it (the others are fetched when opened).
+  QC.partQuery = function () {
+    var open = openPanels().filter(function (id) { return id.indexOf("fx-") === 0; }).map(function (id) { return id.slice(3); });
+    return open.length ? "open=" + encodeURIComponent(open.join(",")) : "";
+  };
+  /* A fixture's forms, fetched from the server the first time its panel opens. */
+  body.addEventListener("toggle", function (ev) {
+    var d = ev.target;
+    if (!d.open || !d.classList || !d.classList.contains("fx-admin")) return;
+    var lazy = d.querySelector(".fx-admin-body[data-lazy]");
+    if (!lazy || lazy.getAttribute("data-loading")) return;
+    lazy.setAttribute("data-loading", "1");
+    fetch(lazy.getAttribute("data-lazy"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        if (!lazy.isConnected) return; // the part was replaced meanwhile (it renders open panels itself)
+        var holder = document.createElement("div");
+        holder.innerHTML = html; // our own server's rendering, as the page's part
+        var fresh = holder.querySelector(".fx-admin-body");
+        if (fresh) lazy.replaceWith(fresh);
+      })
+      .catch(function () {
+        lazy.removeAttribute("data-loading");
+        Q.setText(lazy, T.load_failed);
+      });
+  }, true); // "toggle" does not bubble: listen while it goes down
   QC.onRefresh = function () {
     keepOpen.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
     dirty = false;
