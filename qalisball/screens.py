@@ -32,7 +32,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from PIL import Image, UnidentifiedImageError
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import i18n
+from . import fanout, i18n
 from .api import ApiError
 from .screen_store import ScreenStore, utc_now
 from .service import MatchService
@@ -87,9 +87,14 @@ class ScreenService:
         except sqlite3.DatabaseError:
             pass  # a damaged database (D42): the match service says so on every screen; no screens to show
         self._listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        self._logo_listeners: list[Callable[[str], None]] = []
 
     def listen(self, fn: Callable[[str, dict[str, Any]], None]) -> None:
         self._listeners.append(fn)
+
+    def listen_logos(self, fn: Callable[[str], None]) -> None:
+        """``fn(team)`` once a team's logo was set or removed (the screens showing its matches redraw)."""
+        self._logo_listeners.append(fn)
 
     # -- images --------------------------------------------------------------------------------
 
@@ -128,6 +133,8 @@ class ScreenService:
         self.db.set_logo(team_key(team), team, image_id)
         row = {"team_key": team_key(team), "team": team, "image_id": image_id, "updated_at": utc_now()}
         self.logos[row["team_key"]] = row
+        for fn in self._logo_listeners:
+            fn(team)
         return row
 
     def delete_logo(self, team: str) -> bool:
@@ -136,6 +143,8 @@ class ScreenService:
             return False
         self.db.delete_logo(key)
         del self.logos[key]
+        for fn in self._logo_listeners:
+            fn(team)
         return True
 
     def logo_url(self, team: str) -> str | None:
@@ -217,6 +226,20 @@ def init_app(app: Flask, socketio: SocketIO) -> None:
             socketio.emit("screen", describe(screen), to=room(name))
 
     svc.listen(publish)
+
+    def logos_changed(team: str) -> None:
+        """Tell the live rooms of every match of ``team`` (``logos`` ``{"match", "team"}``): a scoreboard or
+        line-ups page there draws itself again with the new logo (no reload by hand at the venue)."""
+        key = team_key(team)
+        for m in list(matches.matches.values()):
+            if key in (team_key(m.setup.home.name), team_key(m.setup.away.name)):
+                for official in (False, True):
+                    for updates in (False, True):
+                        socketio.emit(
+                            "logos", {"match": m.id, "team": team}, to=fanout.room(m.id, official=official, updates=updates)
+                        )
+
+    svc.listen_logos(logos_changed)
 
     def on_join(data: Any) -> None:
         """Sent by ``/screens/<name>``: ``{"screen": name}``; answered at once with ``screen``."""

@@ -181,6 +181,27 @@ def test_S4_a_team_logo_uploaded_once_shows_in_every_match_of_that_team(client: 
     assert client.delete("/api/logos?team=人大 renmin", headers=auth(ADMIN)).status_code == 404
 
 
+def test_S4_a_logo_set_or_removed_tells_the_live_rooms_of_that_teams_matches(
+    app: Any, client: FlaskClient, match: MatchDriver
+) -> None:
+    """A logo uploaded mid-match reaches the scoreboards and line-up screens already open (they draw
+    themselves again); matches of other teams hear nothing."""
+    from qalisball import socketio
+
+    other = MatchDriver(client, match.clock, {**demo_request(), "home": {**demo_request()["away"], "name": "Beida 北大"}})
+    board = socketio.test_client(app)
+    board.emit("join", {"match": match.id, "updates": True})
+    elsewhere = socketio.test_client(app)
+    elsewhere.emit("join", {"match": other.id})
+    board.get_received(), elsewhere.get_received()
+    upload(client, "/api/logos", png(), team="人大 renmin")
+    assert [(m["name"], m["args"][0]) for m in board.get_received()] == [("logos", {"match": match.id, "team": "人大 renmin"})]
+    assert client.delete("/api/logos?team=人大 Renmin", headers=auth(ADMIN)).status_code == 204
+    assert [m["name"] for m in board.get_received()] == ["logos"]
+    upload(client, "/api/logos", png(), team="Somebody Else")
+    assert board.get_received() == [] and [m["name"] for m in elsewhere.get_received()] == []
+
+
 def test_migration_5_keeps_screens_images_and_logos_across_a_restart(tmp_path: Any, clock: FakeClock) -> None:
     from qalisball import create_app
 

@@ -314,6 +314,7 @@
       else if (!last || u.seq > last.seq) join(); // a change was missed: joining again answers the whole state
     });
     socket.on("token_revoked", function (d) { if (handlers.revoked) handlers.revoked(d && d.role); });
+    socket.on("logos", function (d) { if (handlers.logos) handlers.logos(d); }); // a team's logo changed
     socket.on("error", function (d) {
       if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
     });

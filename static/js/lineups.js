@@ -28,6 +28,7 @@
       state = s;
       draw();
     },
+    logos: function () { location.reload(); }, // a team's logo changed: the server draws it
   });
   window.addEventListener("resize", draw);
   draw();

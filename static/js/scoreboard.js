@@ -173,6 +173,8 @@
   Q.connect(Q.data.match, {
     state: function (s) { later(apply, s); },
     event: function (e) { later(onEvent, e); },
+    // A team's logo was uploaded or removed: the server lays the names out around it, so draw anew.
+    logos: function () { location.reload(); },
   });
   var resync = false;
   Q.onStale = function (on) { if (!on) resync = true; };

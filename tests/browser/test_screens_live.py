@@ -324,3 +324,24 @@ def test_venue_screen_switches_live_as_the_organiser_chooses(devices: Devices, s
     expect(frame.locator("#officials")).to_contain_text("王强")
     assert "token" not in organiser.url, "the organiser token leaves the address bar"
     shot(screen, "venue-screen-lineups")
+
+
+def test_S4_a_logo_uploaded_mid_match_appears_on_the_open_scoreboard(devices: Devices, server: Server) -> None:
+    """Nobody at the venue reloads the big screen: the logo's upload tells it, and it draws itself again."""
+    match_id, _ = kicked_off(server, "立群 Logo FC", "对手 Rivals")
+    page = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
+    expect(page.locator("#home-name")).to_have_text("立群 Logo FC")
+    assert page.locator("#home-logo").count() == 0
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 200), "#b71c1c").save(buf, "PNG")
+    r = server.http.post(
+        f"{server.base}/api/logos",
+        data={"team": "立群 logo fc"},
+        files={"file": ("l.png", buf.getvalue(), "image/png")},
+        headers={"Authorization": f"Bearer {ADMIN}"},
+        timeout=10,
+    )
+    assert r.status_code == 201, r.text
+    expect(page.locator("#home-logo")).to_have_attribute("src", r.json()["url"], timeout=15_000)
+    expect(page.locator("#away-logo")).to_have_count(0)
+    expect(page.locator("#home-name")).to_have_text("立群 Logo FC")
