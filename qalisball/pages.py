@@ -423,6 +423,8 @@ def console(match_id: str) -> tuple[str, int] | str:
         half_ms=m.setup.rules.half_ms,
         halftime_ms=m.setup.rules.halftime_ms,
         log=service().log(m),
+        # SPEC M8: the entries whose yellow was a player's second, from the engine's replay (timeline).
+        second_yellows=[e["seq"] for e in timeline(m) if e.get("second_yellow")],
         colors={t: m.setup.team(t).color for t in TEAMS},
         names={t: m.setup.team(t).name for t in TEAMS},
         multi_attack=m.data["rules"]["multi_attack"],

@@ -95,3 +95,16 @@ def test_D90_only_the_console_and_the_api_state_carry_legal(client: FlaskClient,
         data = json.loads(re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html, re.S).group(1))
         assert data["state"]["seq"] == match.state()["seq"] and "legal" not in data["state"], path
     assert all("legal" not in m for m in client.get("/api/matches").get_json())
+
+
+def test_M8_the_console_marks_a_second_yellow_from_the_engines_replay(client: FlaskClient, match: MatchDriver) -> None:
+    """The console's log says which yellow sent a player off; the page hands over the seqs the engine's
+    replay marks (``second_yellows``), the same as ``timeline.json`` it fetches again after a card."""
+    match.kickoff("home", "x0")
+    first = match.post({"type": "card", "team": "away", "player": 4, "color": "yellow"})["seq"]
+    second = match.post({"type": "card", "team": "away", "player": 4, "color": "yellow"})["seq"]
+    assert console(client, match, "en")[1]["second_yellows"] == [second]
+    marked = [e["seq"] for e in client.get(f"/matches/{match.id}/timeline.json").get_json()["entries"] if e.get("second_yellow")]
+    assert marked == [second]
+    match.post({"type": "void", "target": first})  # the first yellow undone: the second is a first now
+    assert console(client, match, "en")[1]["second_yellows"] == []

@@ -184,6 +184,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     referee.locator("#confirm-send").click()
     expect(referee.locator("#confirm-prompt")).to_be_hidden()
     expect(referee.locator("#log li").first).to_contain_text("Score confirmed: 1st half")
+    server.last_event(match_id, "confirm")  # the log shows a call while it is still on its way
     assert server.state(match_id)["confirmed"] == [1]
     expect(assistant.locator("#confirm-prompt")).to_have_count(0)  # the referee's alone
     for event in ({"type": "period_start"}, {"type": "clock", "action": "set", "elapsed_ms": 1_800_000}, {"type": "period_end"}):

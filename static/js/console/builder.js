@@ -8,9 +8,9 @@
  * the logged event, greys nothing (`legal` is about now, not then), offers every player of the
  * roster, and never sends: each change asks fix.js for the server's preview, and fix.js saves.
  */
-import { CALLS, D, Q, T, TEAMS, V, hooks, live, other, teamName } from "./page.js";
+import { CALLS, D, Q, T, TEAMS, V, hooks, live, other, rosterNumbers, teamName } from "./page.js";
 import { cameOn, onlyTeam, reasonText, takerRequired, verdict } from "./legal.js";
-import { drawField } from "./draw.js";
+import { drawField } from "./field.js";
 import { notice, refusedHere } from "./log.js";
 import * as fix from "./fix.js";
 
@@ -157,11 +157,6 @@ function pickRequired(p) {
   return p.required && !p.nullable;
 }
 
-/* The shirt numbers of a team's roster now (late players included, SPEC M2), in order. */
-export function rosterNumbers(ts) {
-  const numbers = ts.players ? Object.keys(ts.players).map(Number) : ts.on_field.concat(ts.bench, ts.sent_off);
-  return numbers.filter((n, i) => numbers.indexOf(n) === i).sort((a, b) => a - b);
-}
 
 /* ---- starting, drawing, finishing ---------------------------------------------------------------- */
 /* `prefill`: a logged event's body, when correcting it (fix.js). */
@@ -491,7 +486,7 @@ function choosePlayer(n, st) {
   call.picks[st - 1] = n;
   if (st === 1 && !fixing()) call.picks.length = 1;
   drawBuilder();
-  drawField(live.view);
+  drawField(live.view, !!live.call && needsSpot());
   tryComplete("player");
 }
 
@@ -522,7 +517,7 @@ Q.$("builder").addEventListener("click", (ev) => {
   } else if (b.hasAttribute("data-nospot")) {
     call.spot = null;
     drawBuilder();
-    drawField(live.view);
+    drawField(live.view, !!live.call && needsSpot());
     tryComplete("option");
   }
 });
@@ -547,7 +542,7 @@ if (svg) {
     pt.y = ev.clientY;
     const m = pt.matrixTransform(svg.getScreenCTM().inverse());
     live.call.spot = { x: Math.round(m.x * 10) / 10, y: Math.round(m.y * 10) / 10 };
-    drawField(live.view);
+    drawField(live.view, !!live.call && needsSpot());
     tryComplete("spot");
   });
 }

@@ -5,16 +5,13 @@ import { D, Q, T, TEAMS, V, allowed, live, other, teamName } from "./page.js";
 import * as queue from "./queue.js";
 import { verdict } from "./legal.js";
 import { drawBuilder, needsSpot } from "./builder.js";
+import { drawField } from "./field.js";
 import { drawUndo } from "./log.js";
 import * as sheet from "./sheet.js";
 import { fixable } from "./fix.js";
 import * as roster from "./roster.js";
 import * as horn from "./horn.js";
 
-const svg = document.querySelector("#field-wrap svg");
-const overlay = svg ? svg.querySelector(".overlay") : null;
-const SVGNS = "http://www.w3.org/2000/svg";
-if (svg) svg.querySelectorAll(".end-tint").forEach((n) => n.remove()); // the ends are drawn live below
 
 export function draw() {
   const s = live.view;
@@ -29,7 +26,7 @@ export function draw() {
   Q.setText("possession", s.possession && !Q.timeUp(s) ? Q.fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
   Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
   drawEnds(s);
-  drawField(s);
+  drawField(s, !!live.call && needsSpot());
   drawButtons(s);
   drawShootout(s);
   drawRosters(s);
@@ -91,37 +88,6 @@ function drawEnds(s) {
   const left = s.ends.home === "x0" ? "home" : "away";
   Q.setHtml("ends", '<span class="end left" style="--c:' + D.colors[left] + '">◀ ' + Q.esc(teamName(left)) + "</span>" +
     '<span class="end right" style="--c:' + D.colors[other(left)] + '">' + Q.esc(teamName(other(left))) + " ▶</span>");
-}
-
-function svgEl(name, attrs, text) {
-  const n = document.createElementNS(SVGNS, name);
-  Object.keys(attrs).forEach((k) => n.setAttribute(k, attrs[k]));
-  if (text !== undefined) n.textContent = text;
-  return n;
-}
-
-export function drawField(s) {
-  if (!overlay) return;
-  while (overlay.firstChild) overlay.removeChild(overlay.firstChild);
-  const L = s.field.length, W = s.field.width;
-  if (s.ends) {
-    TEAMS.forEach((t) => {
-      overlay.appendChild(svgEl("rect", { x: s.ends[t] === "x0" ? -0.9 : L + 0.1, y: 0, width: 0.8, height: W, fill: D.colors[t] }));
-    });
-  }
-  const r = Q.timeUp(s) ? null : s.restart;
-  if (r) {
-    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 1.4, fill: "none", stroke: "#fff", "stroke-width": 0.25, class: "pulse" }));
-    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 0.8, fill: D.colors[r.team], stroke: "#fff", "stroke-width": 0.2, class: "restart-spot" }));
-    const tx = Math.min(Math.max(r.spot.x, 4), L - 4);
-    const ty = r.spot.y > W - 3 ? r.spot.y - 1.6 : r.spot.y + 2.4;
-    overlay.appendChild(svgEl("text", { x: tx, y: ty, "text-anchor": "middle", "font-size": 1.5, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "restart-label" }, V.restart[r.type] + " · " + teamName(r.team)));
-  }
-  const call = live.call;
-  if (call && call.spot) {
-    overlay.appendChild(svgEl("circle", { cx: call.spot.x, cy: call.spot.y, r: 0.6, fill: "#ffeb3b", stroke: "#000", "stroke-width": 0.1 }));
-  }
-  svg.classList.toggle("awaiting", !!(call && needsSpot()));
 }
 
 /* Greyed (aria-disabled, still pressable) when `legal` refuses the call for both teams: a press shows

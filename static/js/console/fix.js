@@ -8,8 +8,7 @@
  */
 import { CALLS, Q, T, V, hooks, live, may } from "./page.js";
 import * as queue from "./queue.js";
-import { cancel, start } from "./builder.js";
-import { describe, entryEvent, entryTime } from "./log.js";
+import { describe, entryEvent, entryTime } from "./entries.js";
 import { ruleTitle } from "./legal.js";
 
 // Calls that cannot be rebuilt here: the clock's own controls, the shootout's sheet, abandoning, and
@@ -45,7 +44,7 @@ function bodyOf(e) {
 
 /* Begin a correction of log entry `e`: "amend", "insert" (a missed call after it) or "disallow". */
 export function begin(mode, e) {
-  if (live.call) cancel(true);
+  if (live.call) hooks.cancelCall(true);
   const ev = bodyOf(entryEvent(e));
   live.fix = { mode: mode === "insert" ? "insert" : "amend", seq: e.seq, entry: e, carry: null, key: null, result: null, body: null, n: 0 };
   Q.setText("fix-what", Q.fmt(mode === "insert" ? T.fix_after : T.fix_replaces, { what: what(e) }));
@@ -57,10 +56,10 @@ export function begin(mode, e) {
     // The goal is voided by the call that should have been made (4.3, 7.2 note): by default a
     // scorer's team-mate in the area; the referee taps where, and may choose another call.
     live.fix.carry = { team: ev.team, player: ev.player === undefined ? null : ev.player };
-    start("player_in_area", live.fix.carry);
+    hooks.startCall("player_in_area", live.fix.carry);
     return;
   }
-  start(actionOf(ev), ev);
+  hooks.startCall(actionOf(ev), ev);
 }
 
 function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTime(e) ? " (" + entryTime(e) + ")" : ""); }
@@ -79,7 +78,7 @@ export function end() {
   live.fix = null;
   Q.show("fix-banner", false);
   Q.show("b-fix", false);
-  if (live.call) cancel();
+  if (live.call) hooks.cancelCall();
   else hooks.redraw();
 }
 
@@ -201,6 +200,6 @@ Q.$("fix-other").addEventListener("click", () => {
   if (!f) return;
   const c = live.call;
   if (c) f.carry = { team: c.team, player: c.picks[0] === undefined ? null : c.picks[0], spot: c.spot };
-  cancel(true);
+  hooks.cancelCall(true);
   choose();
 });

@@ -1,116 +1,42 @@
 /* The event log, the waiting calls, Undo (two taps: the first arms it for 6 s) and the notices that
  * tell the engine's decisions and refusals. A tap on an event opens its menu: correct it, add a
  * missed call after it, disallow a goal (fix.js), or write a note about it (notes.js). */
-import { D, Q, T, V, allowed, hooks, live, may, other, teamName } from "./page.js";
+import { D, Q, T, V, allowed, hooks, live, may } from "./page.js";
+import { describe, entryEvent, entryTime, isVoided, undoWhat, voidedWhat } from "./entries.js";
 import * as queue from "./queue.js";
 import { reasonText, ruleTitle, verdict } from "./legal.js";
 import * as fix from "./fix.js";
 import * as notes from "./notes.js";
 
 const ARMED_MS = 6000;
+/* SPEC M8: the log entries whose yellow card was a player's second, as the engine's replay says
+ * (/matches/<id>/timeline.json, pages.timeline): never counted here. Handed over with the page, then
+ * fetched again after an entry that may change them (a card, a correction). */
+let secondSeqs = new Set(D.second_yellows || []);
+let fetchingSeconds = false, fetchAgain = false;
+function refreshSecondYellows() {
+  if (fetchingSeconds) { fetchAgain = true; return; }
+  fetchingSeconds = true;
+  fetchAgain = false;
+  fetch("/matches/" + encodeURIComponent(D.match) + "/timeline.json", { cache: "no-store" })
+    .then((r) => (r.ok ? r.json() : null))
+    .then((t) => {
+      if (!t) return;
+      secondSeqs = new Set(t.entries.filter((x) => x.second_yellow).map((x) => x.seq));
+      drawLog();
+    })
+    .catch(() => {})
+    .then(() => {
+      fetchingSeconds = false;
+      if (fetchAgain) refreshSecondYellows();
+    });
+}
+function maySecondYellow(e) {
+  const ev = entryEvent(e);
+  return e.type === "void" || e.type === "amend" || e.type === "insert" || ev.type === "card" || (ev.type === "foul" && !!ev.card);
+}
 let armed = null; // a void waiting for its confirming second tap: {seq, button, timer}
 const undoBtn = Q.$("undo");
-
-/* A call or log entry in words: "Goal, home #7 Li". `second`: this yellow is the player's second
- * (SPEC M8: shown as what it is, a sending-off). */
-export function describe(e, second) {
-  const t = e.team, S = T.sep, C = T.colon;
-  const who = t ? teamName(t) + (e.player !== null && e.player !== undefined ? " " + Q.player(t, e.player) : "") : "";
-  const why = e.reason && typeof e.reason === "object" ? reasonWords(e.reason) : "";
-  switch (e.type) {
-    case "violation": return V.violation[e.kind] + S + who;
-    case "foul":
-      return V.event.foul + S + who + (e.where && e.where !== "field" ? S + V.where[e.where] : "") +
-        (e.on_official ? S + T.on_official : "") + (e.card ? " + " + (second ? T.second_yellow : V.card[e.card]) : "") + (why ? S + why : "");
-    case "card": return (second ? T.second_yellow : V.card[e.color]) + S + who + (why ? S + why : "");
-    case "amend": return Q.fmt(T.log_amend, { seq: e.target, what: describe(e.event, second) });
-    case "insert": return Q.fmt(T.log_insert, { seq: e.after, what: describe(e.event, second) });
-    case "note": return V.event.note + C + (e.code ? codeLabel(e.code) + S : "") + e.text +
-      (who ? " (" + who + ")" : "") + (e.about ? " → #" + e.about : "");
-    case "roster": return V.event.roster + C + rosterWords(e);
-    case "confirm": return Q.fmt(T.log_confirm, { period: periodName(e.period) });
-    case "sign": return Q.fmt(T.log_sign, { who: signerName(e.as), name: e.name });
-    case "reopen": return V.event.reopen + C + e.reason;
-    case "substitution":
-      return V.event.substitution + S + teamName(t) + C + (e.out === null || e.out === undefined
-        ? Q.fmt(T.sub_line_nobody, { in: e.in }) : Q.fmt(T.sub_line, { out: e.out, in: e.in }));
-    case "clock": return V.event.clock + C + V.clock[e.action] + (e.action === "set" ? " " + Q.mmss(e.elapsed_ms) : "");
-    case "coin_toss": return V.event.coin_toss + C + Q.fmt(T.kicks_off, { team: teamName(e.kickoff) }) + S + Q.fmt(T.defends, { team: teamName("home"), end: T["end_" + e.home_end] });
-    case "catch": return V.event.catch + S + who + (e.caught !== null && e.caught !== undefined ? " → " + Q.player(other(t), e.caught) : "");
-    case "shootout_kick": return V.event.shootout_kick + S + teamName(t) + C + (e.scored ? T.scored : T.missed);
-    case "shootout_start": return V.event.shootout_start + C + teamName(e.first);
-    case "void": return Q.fmt(T.undone, { what: voidedWhat(e.target) });
-    case "abandon": return V.event.abandon + C + e.reason;
-    default: return (V.event[e.type] || e.type) + (who ? S + who : "");
-  }
-}
-/* The event an entry stands for: a correction's own event, else the entry. */
-export function entryEvent(e) {
-  return (e.type === "amend" || e.type === "insert") && e.event ? e.event : e;
-}
-/* The game time an entry happened at: a correction's event's own, else the time of its place. */
-export function entryTime(e) {
-  let ms = e.at_ms;
-  if ((e.type === "amend" || e.type === "insert") && e.event) {
-    const place = live.log.find((x) => x.seq === (e.type === "amend" ? e.target : e.after));
-    ms = e.event.at_ms !== undefined ? e.event.at_ms : place ? place.at_ms : null;
-  }
-  return ms !== null && ms !== undefined ? Q.mmss(ms) : "";
-}
-export function codeLabel(code) {
-  const c = (D.codes || []).find((x) => x.code === code);
-  return c ? c.label : code;
-}
-function reasonWords(r) { return [r.code ? codeLabel(r.code) : "", r.text || ""].filter(Boolean).join(T.colon); }
-export function periodName(p) { return p === "shootout" ? V.phase.shootout : p === 2 ? V.phase.second_half : V.phase.first_half; }
-export function signerName(as) {
-  if (as === "home_captain" || as === "away_captain") return Q.fmt(T.captain_of, { team: teamName(as.split("_")[0]) });
-  return V.role[as] || as;
-}
-function rosterWords(e) {
-  const t = teamName(e.team);
-  if (e.add) return Q.fmt(T.roster_add, { team: t, number: e.add.number, name: e.add.name });
-  const parts = [];
-  if (e.number !== null && e.number !== undefined && e.number !== e.player) parts.push("#" + e.player + " → #" + e.number);
-  else parts.push("#" + e.player);
-  if (e.name) parts.push(e.name);
-  return t + " " + parts.join(" ");
-}
-
-/* Whether an entry no longer counts: voided, or replaced by an amend that still stands (D8, M3). */
-export function isVoided(e) {
-  let by = e.voided_by;
-  while (by !== null && by !== undefined) {
-    const r = live.log.find((x) => x.seq === by);
-    if (!r || r.type === "void") return true;
-    if (r.voided_by === null || r.voided_by === undefined) return true; // replaced by a standing amend
-    const undo = live.log.find((x) => x.seq === r.voided_by);
-    if (undo && undo.type === "void") return false; // the amend was undone: this stands again
-    by = r.voided_by;
-  }
-  return false;
-}
-
-/* SPEC M8: the seqs of the yellow cards that were a player's second (in the log's order). */
-export function secondYellows(log) {
-  const seen = {}, second = new Set();
-  log.forEach((e) => {
-    if (e.type === "void" || isVoided(e)) return;
-    const ev = entryEvent(e);
-    const yellow = (ev.type === "card" && ev.color === "yellow") || (ev.type === "foul" && ev.card === "yellow");
-    if (!yellow || ev.player === null || ev.player === undefined) return;
-    const k = ev.team + "#" + ev.player;
-    seen[k] = (seen[k] || 0) + 1;
-    if (seen[k] === 2) second.add(e.seq);
-  });
-  return second;
-}
-/* A log entry in the Undo button's words: "Goal, home #7 Li, 12:31". */
-export function undoWhat(e) { return describe(e) + (entryTime(e) ? T.sep + entryTime(e) : ""); }
-export function voidedWhat(seq) {
-  const e = live.log.find((x) => x.seq === seq);
-  return e ? undoWhat(e) : "#" + seq;
-}
 
 function lastVoidable() {
   for (let i = live.log.length - 1; i >= 0; i--) {
@@ -152,13 +78,12 @@ export function drawLog() {
       '<span class="vd">' + Q.esc(sending ? T.sending_one : T.queued) + "</span>" +
       (sending ? "" : ' <button type="button" class="void-btn" data-cancel="' + Q.esc(b.id) + '">' + Q.esc(T.cancel) + "</button>") + "</li>";
   }
-  const second = secondYellows(live.log);
   for (let i = live.log.length - 1; i >= 0; i--) {
     const e = live.log[i];
     const voided = isVoided(e);
     const canVoid = allowed.has("void") && e.voided_by === null && e.type !== "void" && !live.revoked;
     const isArmed = armed && armed.seq === e.seq && armed.button !== undoBtn;
-    const sy = second.has(e.seq);
+    const sy = secondSeqs.has(e.seq);
     html += '<li class="' + (voided ? "voided" : "") + (sy ? " second-yellow" : "") + (openSeq === e.seq ? " open" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
       '<span class="t">' + entryTime(e) + "</span> " +
       '<span class="d">' + Q.esc(describe(e, sy)) + "</span> " +
@@ -189,11 +114,12 @@ export function addEntry(e) {
   if (live.log.length && e.seq > live.log[live.log.length - 1].seq + 1) { resyncLog(); return; }
   live.log.push(e);
   if (e.type === "void" || e.type === "amend") live.log.forEach((x) => { if (x.seq === e.target) x.voided_by = e.seq; });
+  if (maySecondYellow(e)) refreshSecondYellows();
   drawLog();
 }
 
 export function resyncLog() {
-  queue.api("GET", "/events").then((r) => r.json()).then((l) => { live.log = l; drawLog(); }).catch(() => {});
+  queue.api("GET", "/events").then((r) => r.json()).then((l) => { live.log = l; drawLog(); refreshSecondYellows(); }).catch(() => {});
 }
 
 function armOrVoid(seq, button) {

@@ -20,7 +20,7 @@ import { D, Q, T, allowed, hooks, live, matchId } from "./page.js";
 import * as queue from "./queue.js";
 import { forecast } from "./forecast.js";
 import { verdict } from "./legal.js";
-import { key as builderKey, start } from "./builder.js";
+import { cancel as builderCancel, key as builderKey, start } from "./builder.js";
 import { draw, netStatus, shootoutFirst, shootoutStartBody, tick } from "./draw.js";
 import { addEntry, decided, drawLog, duplicate, hideNotice, notice, refused, resyncLog, undo } from "./log.js";
 import * as fix from "./fix.js";
@@ -103,6 +103,8 @@ function answered(body, res, sentAfterOutage, outageOver) {
 }
 
 hooks.submit = submit;
+hooks.startCall = start;
+hooks.cancelCall = builderCancel;
 hooks.redraw = draw;
 hooks.stamp = () => stampOf(live.view, live.server, queue.load());
 hooks.floor = () => floorOf(live.server, queue.load());

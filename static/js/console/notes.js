@@ -1,8 +1,7 @@
 /* Notes for the referee's report (SPEC M7), from every official's console: about the match, an event
  * of the log (its menu opens this about it), a team or a player, optionally with a misconduct code. */
-import { D, Q, T, TEAMS, hooks, live, teamName } from "./page.js";
-import { rosterNumbers } from "./builder.js";
-import { describe, entryEvent, entryTime } from "./log.js";
+import { D, Q, T, TEAMS, hooks, live, rosterNumbers, teamName } from "./page.js";
+import { describe, entryEvent, entryTime } from "./entries.js";
 
 const dialog = Q.$("note-dialog");
 let note = null; // {about, team, player, code}

@@ -33,8 +33,23 @@ export const live = {
 /* Set by main.js: submit(body) queues a call; redraw() draws the view again; stamp() is the game
  * time of a call made now (SPEC M1; undefined outside a half); floor() the earliest a call sent now
  * may be stamped (the last call of the half, the server's or still queued here). */
-export const hooks = { submit: null, redraw: null, stamp: () => undefined, floor: () => 0 };
+export const hooks = {
+  submit: null,
+  redraw: null,
+  stamp: () => undefined,
+  floor: () => 0,
+  // The call builder's start(action, prefill) and cancel(keepFix): corrections (fix.js) open it with a
+  // logged event's body without importing it (the builder itself uses fix.js).
+  startCall: null,
+  cancelCall: null,
+};
 
 export function other(t) { return t === "home" ? "away" : "home"; }
 export function teamName(t) { return t ? D.names[t] : ""; }
 export function isHalf(s) { return Q.isHalf(s); }
+
+/* The shirt numbers of a team's roster now (late players included, SPEC M2), in order. */
+export function rosterNumbers(ts) {
+  const numbers = ts.players ? Object.keys(ts.players).map(Number) : ts.on_field.concat(ts.bench, ts.sent_off);
+  return numbers.filter((n, i) => numbers.indexOf(n) === i).sort((a, b) => a - b);
+}

@@ -1,8 +1,7 @@
 /* The roster editor (SPEC M2), for the referee and the scorer: a late player joins the bench, a name
  * or a shirt number is corrected. Each change is a `roster` event; the rosters every console shows
  * come from the state's `players`, so the change shows at once everywhere. */
-import { Q, T, TEAMS, hooks, live, may, teamName } from "./page.js";
-import { rosterNumbers } from "./builder.js";
+import { Q, T, TEAMS, hooks, live, may, rosterNumbers, teamName } from "./page.js";
 
 const panel = Q.$("roster-editor");
 let team = "home";

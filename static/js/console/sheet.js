@@ -5,7 +5,7 @@
  * provisional or final (locked). */
 import { D, Q, T, hooks, live, may } from "./page.js";
 import * as queue from "./queue.js";
-import { isVoided, periodName, signerName } from "./log.js";
+import { isVoided, periodName, signerName } from "./entries.js";
 
 // The referee signs last: his signature locks the sheet, and nothing is accepted after it.
 const ORDER = ["assistant1", "assistant2", "scorer", "home_captain", "away_captain", "referee"];

@@ -1,0 +1,41 @@
+/* The field diagram's live marks (an SVG overlay drawn by the server's field_svg): below the builder and
+ * the console's drawing, which both redraw it. */
+import { D, Q, TEAMS, V, live, teamName } from "./page.js";
+
+const svg = document.querySelector("#field-wrap svg");
+const overlay = svg ? svg.querySelector(".overlay") : null;
+const SVGNS = "http://www.w3.org/2000/svg";
+if (svg) svg.querySelectorAll(".end-tint").forEach((n) => n.remove()); // the ends are drawn live below
+
+function svgEl(name, attrs, text) {
+  const n = document.createElementNS(SVGNS, name);
+  Object.keys(attrs).forEach((k) => n.setAttribute(k, attrs[k]));
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+/* The field's marks: the ends, the pending restart's spot and words, the spot of the call being built;
+ * `awaiting`: the call being built waits for a tap on the field. */
+export function drawField(s, awaiting) {
+  if (!overlay) return;
+  while (overlay.firstChild) overlay.removeChild(overlay.firstChild);
+  const L = s.field.length, W = s.field.width;
+  if (s.ends) {
+    TEAMS.forEach((t) => {
+      overlay.appendChild(svgEl("rect", { x: s.ends[t] === "x0" ? -0.9 : L + 0.1, y: 0, width: 0.8, height: W, fill: D.colors[t] }));
+    });
+  }
+  const r = Q.timeUp(s) ? null : s.restart;
+  if (r) {
+    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 1.4, fill: "none", stroke: "#fff", "stroke-width": 0.25, class: "pulse" }));
+    overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 0.8, fill: D.colors[r.team], stroke: "#fff", "stroke-width": 0.2, class: "restart-spot" }));
+    const tx = Math.min(Math.max(r.spot.x, 4), L - 4);
+    const ty = r.spot.y > W - 3 ? r.spot.y - 1.6 : r.spot.y + 2.4;
+    overlay.appendChild(svgEl("text", { x: tx, y: ty, "text-anchor": "middle", "font-size": 1.5, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "restart-label" }, V.restart[r.type] + " · " + teamName(r.team)));
+  }
+  const call = live.call;
+  if (call && call.spot) {
+    overlay.appendChild(svgEl("circle", { cx: call.spot.x, cy: call.spot.y, r: 0.6, fill: "#ffeb3b", stroke: "#000", "stroke-width": 0.1 }));
+  }
+  svg.classList.toggle("awaiting", !!awaiting);
+}
