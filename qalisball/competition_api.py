@@ -314,6 +314,16 @@ def put_officials(comp_id: str, fid: str) -> Response:
     return jsonify({"id": f.id, "officials": f.officials})
 
 
+@bp.patch("/competitions/<comp_id>/fixtures/<fid>")
+@organiser_required
+def patch_fixture(comp_id: str, fid: str) -> Response:
+    """Move a fixture to another time and/or field before its match is made (D75)."""
+    c, f = _fixture(comp_id, fid)
+    f = competitions().reschedule(c, f, _load(cs.RescheduleSchema(), "move"))
+    field_name = c.config["fields"][f.field]["name"]
+    return jsonify({"id": f.id, "starts_at": f.starts_at, "field": field_name})
+
+
 @bp.post("/competitions/<comp_id>/fixtures/<fid>/match")
 @organiser_required
 def create_fixture_match(comp_id: str, fid: str) -> tuple[Response, int]:

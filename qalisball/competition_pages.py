@@ -140,10 +140,12 @@ def context(c: Competition) -> dict[str, Any]:
     for fx in fixtures:
         fx["home_name"], fx["away_name"] = place(fx, "home"), place(fx, "away")
         fx["stage_word"] = stage_word(fx["stage"])
-    # The schedule grid: one row per time slot, one column per field.
-    rows: dict[int, dict[str, Any]] = {}
+    # The schedule grid: one row per start time (per slot when the competition has no times), one column
+    # per field. A rescheduled fixture (D75) sits in the row of its new time.
+    rows: dict[tuple[float, int], dict[str, Any]] = {}
     for fx in fixtures:
-        row = rows.setdefault(fx["slot"], {"slot": fx["slot"], "starts_at": fx["starts_at"], "cells": [None] * len(fields)})
+        key = (datetime.fromisoformat(fx["starts_at"]).timestamp(), 0) if fx["starts_at"] else (float("inf"), fx["slot"])
+        row = rows.setdefault(key, {"slot": fx["slot"], "starts_at": fx["starts_at"], "cells": [None] * len(fields)})
         if fx["field_index"] < len(fields):
             row["cells"][fx["field_index"]] = fx
     grid = [rows[k] for k in sorted(rows)]
@@ -160,7 +162,7 @@ def context(c: Competition) -> dict[str, Any]:
     stats = svc.stats(c)
     scorers = [r for r in stats if r["goals"] > 0][:10]
     live = [fx for fx in fixtures if fx["status"] == "live"]
-    upcoming = [fx for fx in sorted(fixtures, key=lambda f: (f["slot"], f["number"])) if fx["status"] == "scheduled"]
+    upcoming = [fx for fx in sorted(fixtures, key=_when) if fx["status"] == "scheduled"]
     return {
         "c": c,
         "view": view,
@@ -177,6 +179,12 @@ def context(c: Competition) -> dict[str, Any]:
         "words": words(),
         "vocab": i18n.vocabulary(),
     }
+
+
+def _when(fx: dict[str, Any]) -> tuple[float, int, int]:
+    """A fixture's place in time: its start (where it moved to, D75), else its slot."""
+    at = datetime.fromisoformat(fx["starts_at"]).timestamp() if fx["starts_at"] else float("inf")
+    return (at, fx["slot"], fx["number"])
 
 
 def page_data(c: Competition, **extra: Any) -> dict[str, Any]:

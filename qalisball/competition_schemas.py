@@ -126,6 +126,18 @@ class CompetitionSchema(_Strict):
             raise ValidationError("two fields have the same name", "fields")
 
 
+class RescheduleSchema(_Strict):
+    """A fixture moved (D75): a new start (ISO 8601; without an offset, the competition's) and/or field (its name)."""
+
+    starts_at = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=10, max=40))
+    field = fields.String(load_default=None, allow_none=True, validate=_NAME)
+
+    @validates_schema
+    def _something(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("starts_at") is None and data.get("field") is None:
+            raise ValidationError("give starts_at, field or both", "_schema")
+
+
 class OfficialsSchema(_Strict):
     """A fixture's officials by role (official ids); null leaves a role empty."""
 

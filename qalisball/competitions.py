@@ -27,7 +27,7 @@ from marshmallow import ValidationError
 from . import competition_csv
 from .competition_store import CompetitionStore, utc_now
 from .integrity import Damage
-from .rules.competition import bracket, discipline, schedule, standings
+from .rules.competition import bracket, discipline, moves, schedule, standings
 from .rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
 from .rules.competition.schedule import PlanError, Planned, Source
 from .rules.competition.standings import Decision, Lots, MatchOutcome, Points, Result, Row
@@ -658,6 +658,54 @@ class CompetitionService:
         self._changed(c)
         return f
 
+    def reschedule(self, c: Competition, f: Fixture, data: dict[str, Any]) -> Fixture:
+        """Move a fixture to another time and/or field (D75), before its match is made.
+
+        ``starts_at``: ISO 8601; without an offset, the competition's (its start's). ``field``: a field's name.
+        """
+        fields = [fl["name"] for fl in c.config["fields"]]
+        with self._lock:
+            snap = self.snapshot(c)
+            if f.match_id is not None and (o := self._outcome(f.match_id)) is not None and o.phase != "abandoned":
+                raise Conflict(f"fixture {f.id} has its match {f.match_id}: a fixture moves only before its match is made")
+            if snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None:
+                raise Conflict(f"fixture {f.id} is decided: it no longer moves")
+            starts_at, field_index = f.starts_at, f.field
+            if data.get("field") is not None:
+                if data["field"] not in fields:
+                    raise Invalid("no such field", {"field": [f"the competition's fields are {', '.join(fields)}"]})
+                field_index = fields.index(data["field"])
+            if data.get("starts_at") is not None:
+                starts_at = _competition_time(c, data["starts_at"])
+            slot_ms = int(c.config["slot_minutes"]) * 60_000
+            names = {t.id: t.name for t in self.teams.values()} | {o.id: o.name for o in self.officials.values()}
+            moved = self._booking(f, snap, starts_at, field_index)
+            others = [
+                self._booking(x, snap)
+                for x in c.fixtures
+                if x.id != f.id and snap.status.get(x.id) not in ("finished", "forfeit")
+            ]
+            moves.check_move(moved, others, slot_ms, fields, names)
+            f.starts_at, f.field = starts_at, field_index
+            self.db.write(
+                [("update", "fixtures", {"competition_id": c.id, "id": f.id, "starts_at": starts_at, "field": field_index})],
+                (c.id, "reschedule", {"fixture": f.id, "starts_at": starts_at, "field": fields[field_index]}),
+            )
+        self._changed(c)
+        return f
+
+    @staticmethod
+    def _booking(f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None) -> moves.Booking:
+        at = starts_at if starts_at is not None else f.starts_at
+        return moves.Booking(
+            f.number,
+            f.slot,
+            int(datetime.fromisoformat(at).timestamp() * 1000) if at else None,
+            f.field if field_index is None else field_index,
+            tuple(t for t in snap.teams.get(f.id, (None, None)) if t),
+            tuple(sorted(f.officials.items())),
+        )
+
     def _check_officials(self, c: Competition, f: Fixture, chosen: dict[str, str], snap: Snapshot) -> None:
         parties = {role: Party(o.id, o.name, o.club) for role, oid in chosen.items() if (o := self.officials.get(oid))}
         playing = [
@@ -983,7 +1031,7 @@ class CompetitionService:
 
     def suspensions(self, c: Competition, snap: Snapshot | None = None) -> list[Suspension]:
         snap = snap or self.snapshot(c)
-        order = sorted(c.fixtures, key=lambda f: (f.slot, f.number))
+        order = sorted(c.fixtures, key=schedule_order)  # served in the order they are played (D65, D75)
         by_team: dict[str, list[Appearance]] = {t: [] for t in c.teams}
         names: dict[tuple[str, str, int], str] = {}  # (team, fixture, number) → the carded player's name there
         for f in order:
@@ -1205,3 +1253,23 @@ def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn]
         who = "protest upheld" if d.get("by") == "protest" else "result decided by the organiser"
         parts.append(f"fixture {fid}: {who}" + (f": {d['text']}" if d.get("text") else ""))
     return "; ".join(parts)
+
+
+def schedule_order(f: Fixture) -> tuple[float, int, int]:
+    """When a fixture is played, for ordering: its start (a rescheduled one where it moved, D75), else its slot."""
+    at = datetime.fromisoformat(f.starts_at).timestamp() if f.starts_at else float("inf")
+    return (at, f.slot, f.number)
+
+
+def _competition_time(c: Competition, text: str) -> str:
+    """``text`` as an ISO 8601 time with an offset: one without takes the competition's start's offset."""
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise Invalid("not a time", {"starts_at": ["an ISO 8601 time, such as 2026-12-05T14:40+08:00"]}) from exc
+    if at.tzinfo is None:
+        start = c.config.get("starts_at")
+        if not start:
+            raise Invalid("no time zone", {"starts_at": ["give the offset (+08:00): the competition has no start time"]})
+        at = at.replace(tzinfo=datetime.fromisoformat(start).tzinfo)
+    return at.isoformat()

@@ -457,3 +457,37 @@ def test_C2_a_made_match_whose_place_now_names_another_team_is_flagged() -> None
     assert bracket.changed(p.fixtures, fixed, {}, {sf1.number: "t1", sf2.number: "t2"}) == {}
     assert bracket.changed(p.fixtures, fixed, {}, {sf1.number: "t4", sf2.number: "t2"}) == {final.number: ["home"]}
     assert bracket.changed(p.fixtures, fixed, {}, {}) == {}, "a place not yet known is no change"
+
+
+# ---------------------------------------------------------------------------------------------
+# D75: moving a fixture
+
+
+def test_D75_a_moved_fixture_may_not_overlap_a_field_a_team_or_an_official_of_another() -> None:
+    from qalisball.rules.competition.moves import Booking, check_move
+    from qalisball.rules.errors import RuleViolation
+
+    h = 3_600_000
+    slot = 80 * 60_000
+    names = {"a": "Renmin", "b": "Tsinghua", "c": "Peking", "d": "BNU", "o1": "Zhao"}
+    others = [
+        Booking(1, 0, 9 * h, 0, ("a", "b"), (("referee", "o1"),)),
+        Booking(2, 0, 9 * h, 1, (), ()),  # a knockout place not known yet: clashes by field only
+    ]
+
+    def refusal(moved: Booking) -> tuple[str, str]:
+        with pytest.raises(RuleViolation) as exc:
+            check_move(moved, others, slot, ["Field 1", "Field 2"], names)
+        return exc.value.rule, exc.value.message
+
+    assert refusal(Booking(3, 1, 10 * h, 0, ("c", "d"), ())) == ("D75", "Field 1 is taken at that time by fixture #1")
+    assert refusal(Booking(3, 1, 10 * h, 1, ("c", "d"), ())) == ("D75", "Field 2 is taken at that time by fixture #2")
+    assert refusal(Booking(3, 1, 10 * h, 2, ("c", "a"), ())) == ("D75", "Renmin plays fixture #1 at that time")
+    rule, message = refusal(Booking(3, 1, 10 * h, 2, ("c", "d"), (("scorer", "o1"),)))
+    assert rule == "D66" and message.startswith("Zhao already officiates fixture 1")
+    check_move(Booking(3, 1, 9 * h + slot, 0, ("a", "b"), (("referee", "o1"),)), others, slot, ["Field 1"], names)  # a slot later
+    # A competition without times compares slots.
+    timeless = [Booking(1, 0, None, 0, ("a", "b"), ())]
+    with pytest.raises(RuleViolation):
+        check_move(Booking(3, 0, None, 0, ("c", "d"), ()), timeless, slot, ["Field 1"], names)
+    check_move(Booking(3, 1, None, 0, ("c", "d"), ()), timeless, slot, ["Field 1"], names)

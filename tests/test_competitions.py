@@ -961,6 +961,41 @@ def test_the_organisers_page_carries_a_fixtures_forms_only_when_its_panel_is_ope
     assert api.client.get(f"/competitions/{comp}/admin/fixtures/99").status_code == 404
 
 
+def test_D75_a_fixture_moves_to_a_free_time_and_field_and_the_schedule_follows(api: Api) -> None:
+    """Rain on Field 1: the organiser moves a fixture. Clashes are refused naming the fixture they hit; the
+    public grid and the fixture's own time follow the move; once its match is made it stays."""
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    fixtures = api.view(comp)["fixtures"]
+    first, second, last = fixtures[0], fixtures[1], fixtures[-1]  # 09:00 Field 1, 09:00 Field 2, 18:20 Field 1
+    assert (last["starts_at"], last["field"]) == ("2027-01-15T18:20:00+08:00", "Field 1")
+    url = f"/api/competitions/{comp}/fixtures/{first['id']}"
+    # The other field at the same time is taken by the second fixture.
+    answer = api.refused("PATCH", url, {"field": "Field 2"}, 409, "rule", "D75", comp)
+    assert f"Field 2 is taken at that time by fixture #{second['number']}" in answer["message"]
+    # Field 2 is free in the last slot, but a team of the second fixture plays there (every team plays 5 times).
+    shared = ({second["home"], second["away"]} & {last["home"], last["away"]}).pop()
+    move = {"starts_at": "2027-01-15T18:20", "field": "Field 2"}
+    answer = api.refused("PATCH", f"/api/competitions/{comp}/fixtures/{second['id']}", move, 409, "rule", "D75", comp)
+    name = api.call("GET", f"/api/teams/{shared}")["name"]
+    assert f"{name} plays fixture #{last['number']} at that time" in answer["message"]
+    api.refused("PATCH", url, {"field": "Field 9"}, 400, "invalid", comp=comp)
+    api.refused("PATCH", url, {}, 400, "invalid", comp=comp)
+    api.refused("PATCH", url, {"starts_at": "tomorrow"}, 400, "invalid", comp=comp)
+    api.refused("PATCH", url, {"field": "Field 2"}, 401, "unauthorized", comp=comp, token=None)
+    # A slot after the last one, on Field 2, given without an offset: the competition's (+08:00).
+    moved = api.call("PATCH", url, {"starts_at": "2027-01-15T19:40", "field": "Field 2"})
+    assert moved == {"id": first["id"], "starts_at": "2027-01-15T19:40:00+08:00", "field": "Field 2"}
+    again = api.view(comp)["fixtures"][0]
+    assert (again["starts_at"], again["field"]) == ("2027-01-15T19:40:00+08:00", "Field 2")
+    page = api.client.get(f"/competitions/{comp}?lang=en").get_data(as_text=True)
+    assert page.index(f'data-fixture="{last["id"]}"') < page.index(f'data-fixture="{first["id"]}"')  # its row is now the last
+    assert "19:40" in page
+    # Once its match is made the fixture stays where it is.
+    api.match(comp, first["id"])
+    api.refused("PATCH", url, {"starts_at": "2027-01-15T21:00"}, 409, "conflict", comp=comp)
+
+
 def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> None:
     ids, t = _six(api)
     comp = api.competition({"name": "Cup", "format": "knockout", "teams": ids[:4], "fields": [{"name": "F1"}]})["id"]

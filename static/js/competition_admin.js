@@ -126,6 +126,13 @@
     official: function (form) {
       return { name: value(form, "name"), club: value(form, "club") || null };
     },
+    // D75: the time as typed (the competition's time zone, added by the server) and the field's name.
+    move: function (form) {
+      var b = {};
+      if (value(form, "starts_at")) b.starts_at = value(form, "starts_at");
+      b.field = value(form, "field");
+      return b;
+    },
   };
 
   function say(form, text, bad) {

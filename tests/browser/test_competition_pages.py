@@ -89,6 +89,22 @@ def test_C1_C5_C6_the_organiser_runs_fixtures_from_the_organisers_page(devices: 
     forfeit.locator("button[type=submit]").click()
     expect(page.locator(f"#fx-{second['id']} summary .fx-status")).to_have_text("Forfeit")
     assert _api(server, "GET", f"/api/competitions/{comp}")["fixtures"][1]["result"]["forfeit_by"] == second["away"]
+    # D75: the last fixture moves. Onto the other field beside a match of one of its teams: refused, naming
+    # the rule; to a later slot: its panel says the new time once the page has fetched its part again.
+    last = fx[-1]
+    panel3 = page.locator(f"#fx-{last['id']}")
+    panel3.locator("summary").click()
+    move = panel3.locator('form[data-form="move"]')
+    clash = next(f for f in fx if f["starts_at"] != last["starts_at"] and {f["home"], f["away"]} & {last["home"], last["away"]})
+    other_field = "Field 2" if clash["field"] == "Field 1" else "Field 1"
+    move.locator('input[name="starts_at"]').fill(clash["starts_at"][:16])
+    move.locator('select[name="field"]').select_option(other_field)
+    move.locator("button[type=submit]").click()
+    expect(move.locator(".form-msg")).to_contain_text("D75")
+    move.locator('input[name="starts_at"]').fill("2020-01-04T20:00")
+    move.locator("button[type=submit]").click()
+    expect(page.locator(f"#fx-{last['id']} summary .when")).to_contain_text("20:00")
+    assert _api(server, "GET", f"/api/competitions/{comp}")["fixtures"][-1]["starts_at"] == "2020-01-04T20:00:00+08:00"
 
 
 def test_C3_the_public_page_and_big_screen_follow_the_matches_live(devices: Devices, server: Server) -> None:
