@@ -25,6 +25,7 @@ from flask_babel import lazy_gettext as _l
 
 from . import i18n, rulebook
 from .competitions import LEAGUE, Competition, CompetitionService
+from .rules.competition import moves
 from .service import NotFound
 from .web import organiser_page_data
 
@@ -183,8 +184,8 @@ def context(c: Competition) -> dict[str, Any]:
 
 def _when(fx: dict[str, Any]) -> tuple[float, int, int]:
     """A fixture's place in time: its start (where it moved to, D75), else its slot."""
-    at = datetime.fromisoformat(fx["starts_at"]).timestamp() if fx["starts_at"] else float("inf")
-    return (at, fx["slot"], fx["number"])
+    at = int(datetime.fromisoformat(fx["starts_at"]).timestamp() * 1000) if fx["starts_at"] else None
+    return moves.order_key(at, fx["slot"], fx["number"])
 
 
 def page_data(c: Competition, **extra: Any) -> dict[str, Any]:
@@ -285,7 +286,7 @@ def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, 
     svc = competitions()
     ctx = context(c)
     suspensions = svc.suspensions_json(c)
-    active = [s for s in suspensions if s["remaining"] > 0]
+    active = [s for s in suspensions if s["remaining"] > 0 and s["on_roster"]]  # D74: a late player bars no kept one
     rosters = {tid: svc.teams[tid].public()["players"] for tid in c.teams if tid in svc.teams}
     out: dict[str, dict[str, list[int]]] = {s["team"]: {} for s in active}
     for s in active:

@@ -679,13 +679,10 @@ class CompetitionService:
                 starts_at = _competition_time(c, data["starts_at"])
             slot_ms = int(c.config["slot_minutes"]) * 60_000
             names = {t.id: t.name for t in self.teams.values()} | {o.id: o.name for o in self.officials.values()}
-            moved = self._booking(f, snap, starts_at, field_index)
-            others = [
-                self._booking(x, snap)
-                for x in c.fixtures
-                if x.id != f.id and snap.status.get(x.id) not in ("finished", "forfeit")
-            ]
-            moves.check_move(moved, others, slot_ms, fields, names)
+            was = self._booking(c, f, snap)
+            moved = self._booking(c, f, snap, starts_at, field_index)
+            others = [self._booking(c, x, snap) for x in c.fixtures if x.id != f.id]
+            moves.check_move(was, moved, others, slot_ms, fields, names)
             f.starts_at, f.field = starts_at, field_index
             self.db.write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "starts_at": starts_at, "field": field_index})],
@@ -694,16 +691,28 @@ class CompetitionService:
         self._changed(c)
         return f
 
-    @staticmethod
-    def _booking(f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None) -> moves.Booking:
-        at = starts_at if starts_at is not None else f.starts_at
+    def _booking(
+        self, c: Competition, f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None
+    ) -> moves.Booking:
+        """A fixture as the schedule's rules see it (D75), optionally at another time and field."""
+        after: list[int] = []
+        for source in (f.home_source, f.away_source):
+            if source.winner_of is not None:
+                after.append(source.winner_of)
+            elif source.group is not None:  # a group's rank: every game of that group
+                after.extend(x.number for x in c.fixtures if x.group == source.group and x.stage == "group")
+        outcome = self._outcome(f.match_id) if f.match_id is not None else None
+        over = snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None
         return moves.Booking(
             f.number,
             f.slot,
-            int(datetime.fromisoformat(at).timestamp() * 1000) if at else None,
+            _ms(starts_at if starts_at is not None else f.starts_at),
             f.field if field_index is None else field_index,
             tuple(t for t in snap.teams.get(f.id, (None, None)) if t),
             tuple(sorted(f.officials.items())),
+            tuple(after),
+            made=over or (outcome is not None and outcome.phase != "abandoned"),
+            over=over,
         )
 
     def _check_officials(self, c: Competition, f: Fixture, chosen: dict[str, str], snap: Snapshot) -> None:
@@ -713,8 +722,11 @@ class CompetitionService:
         ]
         discipline.check_stand_aside(parties, playing)
         elsewhere: dict[str, str] = {}
+        slot_ms = int(c.config["slot_minutes"]) * 60_000
+        here = self._booking(c, f, snap)
         for other in c.fixtures:
-            same_time = other.starts_at == f.starts_at if f.starts_at and other.starts_at else other.slot == f.slot
+            # D66 with D75: less than a slot apart (a moved fixture need not start on the same minute).
+            same_time = moves.overlaps(here, self._booking(c, other, snap), slot_ms)
             if other.id != f.id and same_time and snap.status.get(other.id) not in ("finished", "forfeit"):
                 for oid in other.officials.values():
                     elsewhere[oid] = other.id
@@ -1030,10 +1042,16 @@ class CompetitionService:
     # -- discipline (C4) and statistics ------------------------------------------------------------
 
     def suspensions(self, c: Competition, snap: Snapshot | None = None) -> list[Suspension]:
+        """Every suspension (C4); one of a player not on the kept roster has a negative ``player`` (D74)."""
+        return self._suspensions(c, snap)[0]
+
+    def _suspensions(self, c: Competition, snap: Snapshot | None = None) -> tuple[list[Suspension], dict[int, tuple[str, int]]]:
         snap = snap or self.snapshot(c)
         order = sorted(c.fixtures, key=schedule_order)  # served in the order they are played (D65, D75)
         by_team: dict[str, list[Appearance]] = {t: [] for t in c.teams}
-        names: dict[tuple[str, str, int], str] = {}  # (team, fixture, number) → the carded player's name there
+        # Players not on the kept roster (added in a match, M2): negative keys, never a kept shirt number.
+        outside: dict[tuple[str, str], int] = {}
+        names: dict[int, tuple[str, int]] = {}  # such a key → (name, number in his match)
         for f in order:
             for side, tid in zip(("home", "away"), snap.teams.get(f.id, (None, None)), strict=True):
                 if tid is None or tid not in by_team:
@@ -1046,38 +1064,41 @@ class CompetitionService:
                 else:
                     standing = "pending"
                 cards: dict[int, Cards] = {}
+                roster = self.teams[tid].names() if tid in self.teams else {}
                 for mid in [*f.previous_matches, f.match_id]:  # cards stand even when the result is replaced (D67)
                     for row in self._player_rows(mid, side):
                         got = Cards.from_counts(row["yellow"], row["red"])
                         if got.yellow or got.red:
-                            # D74: the number he had when the match was made from the kept roster.
-                            number = row["numbers"][0] if row.get("numbers") else row["number"]
-                            prev = cards.get(number, Cards())
-                            cards[number] = Cards(prev.yellow + got.yellow, prev.red + got.red)
-                            names[(tid, f.id, number)] = row["name"]
+                            # D74: who he is on the kept roster now, by the number he started the match
+                            # with and his name; a late player not on it counts under a key of his own.
+                            first = row["numbers"][0] if row.get("numbers") else row["number"]
+                            key = discipline.kept_number(first, row["name"], row["added"], roster)
+                            if key is None:
+                                key = outside.setdefault((tid, " ".join(row["name"].split()).casefold()), -1 - len(outside))
+                                names[key] = (row["name"], row["number"])
+                            prev = cards.get(key, Cards())
+                            cards[key] = Cards(prev.yellow + got.yellow, prev.red + got.red)
                 by_team[tid].append(Appearance(f.id, standing, cards))  # type: ignore[arg-type]
-        return [
-            discipline.on_roster(s, names.get((s.team, s.from_fixture, s.player), ""), self.teams[s.team].names())
-            if s.team in self.teams
-            else s
-            for s in discipline.suspensions(by_team, c.discipline)
-        ]
+        return discipline.suspensions(by_team, c.discipline), names
 
     def suspensions_json(self, c: Competition) -> list[dict[str, Any]]:
         out = []
-        for s in self.suspensions(c):
+        suspensions, outside = self._suspensions(c)
+        for s in suspensions:
             t = self.teams.get(s.team)
+            name, number = outside.get(s.player, ("", s.player))
             out.append(
                 {
                     "team": s.team,
-                    "player": s.player,
+                    "player": number,
                     "reason": s.reason,
                     "from_fixture": s.from_fixture,
                     "remaining": s.remaining,
                     # Extras (docs/api-extras.md).
-                    "name": t.names().get(s.player, "") if t else "",
+                    "name": name or (t.names().get(s.player, "") if t else ""),
                     "matches": s.matches,
                     "covers": list(s.covers),
+                    "on_roster": s.player >= 0,  # D74: a late player not on the kept roster bars nobody there
                 }
             )
         return out
@@ -1088,7 +1109,14 @@ class CompetitionService:
             return []
         rows: list[dict[str, Any]] = report["stats"]["players"][side]
         lineup = {p["number"]: p for p in report["lineups"][side]["players"]}
-        return [{**r, "appeared": bool(lineup.get(r["number"], {}).get("intervals"))} for r in rows]
+        return [
+            {
+                **r,
+                "appeared": bool(lineup.get(r["number"], {}).get("intervals")),
+                "added": lineup.get(r["number"], {}).get("added_seq") is not None,  # a late player (M2)
+            }
+            for r in rows
+        ]
 
     def _report(self, match_id: str | None) -> dict[str, Any] | None:
         """The match's report data (reports/stats.py); cached by seq once the match is over."""
@@ -1256,9 +1284,12 @@ def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn]
 
 
 def schedule_order(f: Fixture) -> tuple[float, int, int]:
-    """When a fixture is played, for ordering: its start (a rescheduled one where it moved, D75), else its slot."""
-    at = datetime.fromisoformat(f.starts_at).timestamp() if f.starts_at else float("inf")
-    return (at, f.slot, f.number)
+    """When a fixture is played (D65, D75): its start, else its slot."""
+    return moves.order_key(_ms(f.starts_at), f.slot, f.number)
+
+
+def _ms(iso: str | None) -> int | None:
+    return int(datetime.fromisoformat(iso).timestamp() * 1000) if iso else None
 
 
 def _competition_time(c: Competition, text: str) -> str:
@@ -1267,9 +1298,11 @@ def _competition_time(c: Competition, text: str) -> str:
         at = datetime.fromisoformat(text)
     except ValueError as exc:
         raise Invalid("not a time", {"starts_at": ["an ISO 8601 time, such as 2026-12-05T14:40+08:00"]}) from exc
-    if at.tzinfo is None:
-        start = c.config.get("starts_at")
-        if not start:
-            raise Invalid("no time zone", {"starts_at": ["give the offset (+08:00): the competition has no start time"]})
-        at = at.replace(tzinfo=datetime.fromisoformat(start).tzinfo)
-    return at.isoformat()
+    start = c.config.get("starts_at")
+    if not start:
+        raise Invalid(
+            "no times", {"starts_at": ["the competition has no start time: its fixtures keep slots, and move fields only"]}
+        )
+    zone = datetime.fromisoformat(start).tzinfo
+    # Kept in the competition's time zone whatever offset it was given in: pages print its hours as they are.
+    return (at.replace(tzinfo=zone) if at.tzinfo is None else at.astimezone(zone)).isoformat()

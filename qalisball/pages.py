@@ -362,7 +362,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         missing=[role for role in ROLES if role not in m.tokens],
         writable=service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
-        state=service().state(m),
+        state=service().state(m, legal=False),
         links=links,
         qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},
         names=m.data.get("officials") or {},  # who holds each role, as the match was created
@@ -374,7 +374,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         page={
             "match": m.id,
             "csrf": csrf_for(token),
-            "state": service().state(m),
+            "state": service().state(m, legal=False),
             "strings": i18n.js_strings(),
             "vocab": i18n.vocabulary(),
             "lang": i18n.current_language(),

@@ -355,15 +355,6 @@ def test_C4_a_red_card_suspends_for_the_next_match_served_by_playing() -> None:
     assert s.remaining == 0 and not s.applies_to("9")
 
 
-def test_D74_a_suspension_follows_the_name_to_the_kept_players_new_number() -> None:
-    [s] = discipline.suspensions({"a": _apps(("1", "served", {7: Cards(0, 1)}), ("4", "pending", {}))}, Discipline())
-    roster = {17: "Li  Hua", 7: "Wang Fang", 3: "Chen Jing"}  # Li Hua wears 17 now; 7 went to someone else
-    assert discipline.on_roster(s, "li hua", roster).player == 17
-    assert discipline.on_roster(s, "Zhao Lei", roster).player == 7  # the name is gone (corrected): the number stays
-    assert discipline.on_roster(s, "Li Hua", {17: "Li Hua", 18: "LI HUA", 7: "x"}).player == 7  # two of that name
-    assert discipline.on_roster(s, "", roster) == s
-
-
 def test_C4_number_of_matches_configurable_and_zero_turns_it_off() -> None:
     apps = _apps(("1", "served", {7: Cards(0, 1)}), ("4", "served", {}), ("9", "pending", {}))
     [s] = discipline.suspensions({"a": apps}, Discipline(red_matches=2))
@@ -477,7 +468,7 @@ def test_D75_a_moved_fixture_may_not_overlap_a_field_a_team_or_an_official_of_an
 
     def refusal(moved: Booking) -> tuple[str, str]:
         with pytest.raises(RuleViolation) as exc:
-            check_move(moved, others, slot, ["Field 1", "Field 2"], names)
+            check_move(moved, moved, others, slot, ["Field 1", "Field 2"], names)
         return exc.value.rule, exc.value.message
 
     assert refusal(Booking(3, 1, 10 * h, 0, ("c", "d"), ())) == ("D75", "Field 1 is taken at that time by fixture #1")
@@ -485,9 +476,46 @@ def test_D75_a_moved_fixture_may_not_overlap_a_field_a_team_or_an_official_of_an
     assert refusal(Booking(3, 1, 10 * h, 2, ("c", "a"), ())) == ("D75", "Renmin plays fixture #1 at that time")
     rule, message = refusal(Booking(3, 1, 10 * h, 2, ("c", "d"), (("scorer", "o1"),)))
     assert rule == "D66" and message.startswith("Zhao already officiates fixture 1")
-    check_move(Booking(3, 1, 9 * h + slot, 0, ("a", "b"), (("referee", "o1"),)), others, slot, ["Field 1"], names)  # a slot later
+    later = Booking(3, 1, 9 * h + slot, 0, ("a", "b"), (("referee", "o1"),))
+    check_move(later, later, others, slot, ["Field 1"], names)  # a slot later
     # A competition without times compares slots.
     timeless = [Booking(1, 0, None, 0, ("a", "b"), ())]
     with pytest.raises(RuleViolation):
-        check_move(Booking(3, 0, None, 0, ("c", "d"), ()), timeless, slot, ["Field 1"], names)
-    check_move(Booking(3, 1, None, 0, ("c", "d"), ()), timeless, slot, ["Field 1"], names)
+        same = Booking(3, 0, None, 0, ("c", "d"), ())
+        check_move(same, same, timeless, slot, ["Field 1"], names)
+    next_slot = Booking(3, 1, None, 0, ("c", "d"), ())
+    check_move(next_slot, next_slot, timeless, slot, ["Field 1"], names)
+
+
+def test_D75_a_knockout_game_waits_for_its_sources_and_nothing_moves_ahead_of_a_made_game_of_its_team() -> None:
+    from qalisball.rules.competition.moves import Booking, check_move
+    from qalisball.rules.errors import RuleViolation
+
+    h, slot = 3_600_000, 80 * 60_000
+    semis = [Booking(1, 0, 9 * h, 0, ("a", "b"), ()), Booking(2, 0, 9 * h, 1, ("c", "d"), ())]
+    final = Booking(3, 1, 9 * h + slot, 0, (), (), after=(1, 2))
+    early = Booking(3, 1, 9 * h + slot // 2, 0, (), (), after=(1, 2))
+    with pytest.raises(RuleViolation, match="fixture #3 waits for fixture #1"):
+        check_move(final, early, semis, slot, ["Field 1", "Field 2"], {})
+    late_semi = Booking(1, 0, 10 * h, 0, ("a", "b"), ())
+    with pytest.raises(RuleViolation, match="fixture #3 waits for fixture #1"):
+        check_move(semis[0], late_semi, [semis[1], final], slot, ["Field 1", "Field 2"], {})
+    # A team's game whose match is made: another of its games may be postponed past it, not moved ahead.
+    made = Booking(5, 2, 12 * h, 0, ("a", "e"), (), made=True)
+    rained_off = Booking(4, 1, 10 * h, 0, ("a", "f"), ())
+    check_move(rained_off, Booking(4, 1, 15 * h, 0, ("a", "f"), ()), [made], slot, ["Field 1"], {})
+    later_game = Booking(6, 3, 14 * h, 0, ("a", "g"), ())
+    with pytest.raises(RuleViolation, match="fixture #5 of the same team is already made"):
+        check_move(later_game, Booking(6, 3, 10 * h, 0, ("a", "g"), ()), [made], slot, ["Field 1"], {})
+    # A game that is over holds no field any more.
+    played = Booking(7, 0, 9 * h, 0, ("x", "y"), (), made=True, over=True)
+    check_move(rained_off, Booking(4, 1, 9 * h, 0, ("a", "f"), ()), [played], slot, ["Field 1"], {})
+
+
+def test_D74_a_carded_player_is_found_on_the_kept_roster_by_name_then_number() -> None:
+    roster = {17: "Li  Hua", 7: "Wang Fang", 3: "Chen Jing"}  # Li Hua wears 17 now; 7 went to someone else
+    assert discipline.kept_number(7, "li hua", False, roster) == 17
+    assert discipline.kept_number(3, "Chen Jin", False, roster) == 3  # his name corrected since: the number
+    assert discipline.kept_number(8, "Zed Late", True, {**roster, 8: "A 8"}) is None  # a late player: nobody kept
+    assert discipline.kept_number(9, "Gone", False, roster) is None  # his number is no one's now
+    assert discipline.kept_number(7, "Li Hua", False, {17: "Li Hua", 18: "LI HUA", 7: "x"}) == 7  # two of that name

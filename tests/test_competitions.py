@@ -469,6 +469,7 @@ def test_C4_a_red_card_suspends_the_player_for_his_teams_next_match(api: Api) ->
         "name": "A 3",
         "matches": 1,
         "covers": [nxt["id"]],
+        "on_roster": True,
     }
     where = "home" if nxt["home"] == carded else "away"
     lineup = {"home": {"starting": [1, 2, 3, 4, 5, 6]}, "away": {"starting": [1, 2, 3, 4, 5, 6]}}
@@ -512,6 +513,45 @@ def test_D74_a_suspension_stays_with_the_person_through_renumberings(api: Api) -
     lineup[where] = {"starting": [1, 2, 4, 5, 6, 33]}
     answer = api.refused("POST", f"/api/competitions/{comp}/fixtures/{nxt['id']}/match", lineup, 409, "rule", "C4", comp)
     assert "#33 A 3" in answer["message"]
+
+
+def test_D74_a_late_players_red_card_bars_nobody_on_the_kept_roster(api: Api) -> None:
+    """A player added in the match (M2) as #8, while the kept roster's #8 was left out of the squad, is sent
+    off: he is suspended (listed, not on the kept roster) and the kept #8 may play the next match."""
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    first = api.view(comp)["fixtures"][0]
+    squad = {"starting": [1, 2, 3, 4, 5, 6], "players": [1, 2, 3, 4, 5, 6, 7]}
+    made = api.call("POST", f"/api/competitions/{comp}/fixtures/{first['id']}/match", {"home": squad, "away": squad}, 201)
+    late = {"type": "roster", "team": "home", "add": {"number": 8, "name": "Zed Late"}}
+    assert (
+        api.client.post(f"/api/matches/{made['id']}/events", json=late, headers=auth(made["tokens"]["referee"])).status_code
+        == 201
+    )
+    api.play(made, goals=["home"], cards=[("home", 8, "red")])
+    [s] = api.call("GET", f"/api/competitions/{comp}/suspensions")
+    assert (s["player"], s["name"], s["on_roster"], s["remaining"]) == (8, "Zed Late", False, 1)
+    carded = first["home"]
+    nxt = next(f for f in api.view(comp)["fixtures"][1:] if carded in (f["home"], f["away"]))
+    lineup = {"home": {"starting": [1, 2, 3, 4, 5, 8]}, "away": {"starting": [1, 2, 3, 4, 5, 8]}}
+    api.call("POST", f"/api/competitions/{comp}/fixtures/{nxt['id']}/match", lineup, 201)  # the kept A 8 plays
+
+
+def test_D74_yellow_cards_accumulate_on_the_person_when_the_kept_roster_swaps_numbers(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids, discipline={"yellow_accumulation": 2})["id"]
+    fixtures = api.view(comp)["fixtures"]
+    first = fixtures[0]
+    carded = first["home"]
+    api.play(api.match(comp, first["id"]), goals=["home"], cards=[("home", 3, "yellow")])  # A 3's first caution
+    team = api.call("GET", f"/api/teams/{carded}")
+    swapped = [{**p, "number": {3: 4, 4: 3}.get(p["number"], p["number"])} for p in team["players"]]
+    api.call("PATCH", f"/api/teams/{carded}", {"players": swapped})  # A 3 wears 4 now, A 4 wears 3
+    second = next(f for f in fixtures[1:] if carded in (f["home"], f["away"]))
+    side = "home" if second["home"] == carded else "away"
+    api.play(api.match(comp, second["id"]), goals=["home"], cards=[(side, 4, "yellow")])  # A 3 again, as #4
+    [s] = api.call("GET", f"/api/competitions/{comp}/suspensions")
+    assert (s["player"], s["name"], s["reason"]) == (4, "A 3", "yellow")  # his second caution: suspended
 
 
 def test_C4_a_suspended_player_named_in_the_squad_is_refused(api: Api) -> None:
@@ -994,6 +1034,33 @@ def test_D75_a_fixture_moves_to_a_free_time_and_field_and_the_schedule_follows(a
     # Once its match is made the fixture stays where it is.
     api.match(comp, first["id"])
     api.refused("PATCH", url, {"starts_at": "2027-01-15T21:00"}, 409, "conflict", comp=comp)
+
+
+def test_D75_times_keep_the_competitions_zone_and_officials_cannot_overlap_a_moved_fixture(api: Api) -> None:
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    fixtures = api.view(comp)["fixtures"]
+    first, last = fixtures[0], fixtures[-1]  # 09:00 Field 1; 18:20 Field 1
+    url = f"/api/competitions/{comp}/fixtures/{first['id']}"
+    # Given in UTC, kept in the competition's zone (+08:00): the pages print 19:40, not 11:40.
+    moved = api.call("PATCH", url, {"starts_at": "2027-01-15T11:40:00+00:00", "field": "Field 2"})
+    assert moved["starts_at"] == "2027-01-15T19:40:00+08:00"
+    # D66 with D75: the same referee 20 minutes later on the other field is on two fields at once.
+    wu = api.official("Wu")
+    api.call("PUT", f"{url}/officials", {"referee": wu})
+    api.call("PATCH", f"/api/competitions/{comp}/fixtures/{last['id']}", {"starts_at": "2027-01-15T20:00"})
+    answer = api.refused(
+        "PUT", f"/api/competitions/{comp}/fixtures/{last['id']}/officials", {"referee": wu}, 409, "rule", "D66", comp
+    )
+    assert "Wu" in answer["message"]
+    # A competition without times keeps its slots: a fixture moves fields only.
+    timeless = api.competition(
+        {"name": "No clock", "format": "round_robin", "teams": ids[:4], "fields": [{"name": "A"}, {"name": "B"}, {"name": "C"}]}
+    )
+    fx = api.view(timeless["id"])["fixtures"][0]
+    turl = f"/api/competitions/{timeless['id']}/fixtures/{fx['id']}"
+    api.refused("PATCH", turl, {"starts_at": "2027-01-15T10:00+08:00"}, 400, "invalid", comp=timeless["id"])
+    assert api.call("PATCH", turl, {"field": "C"})["field"] == "C"
 
 
 def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> None:

@@ -10,7 +10,7 @@ opponents forfeit does (D65). Two suspensions of one player are served one after
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import N_, RuleViolation
@@ -102,20 +102,20 @@ def same_name(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
-def on_roster(s: Suspension, name: str, roster: Mapping[int, str]) -> Suspension:
-    """D74: the suspended player as the kept roster numbers him now.
+def kept_number(number: int, name: str, added_in_match: bool, roster: Mapping[int, str]) -> int | None:
+    """D74: which player of the kept roster (by his number there now) a carded player of a match is.
 
-    ``s.player`` is the number he had when the match was made (a renumbering in the match, M2, does not
-    move the suspension to another kept player); ``name`` is his name in that match. If the kept roster
-    has since given that name another number, and names no one else so, the suspension follows the name;
-    otherwise it stays on the number.
+    ``number`` is the first number he wore in the match (the kept roster's when the match was made) and
+    ``name`` his name there. The one kept player of that name, wherever he is numbered now; else the
+    number, if the kept roster still has it; a player added in the match (M2) whose name the kept roster
+    does not have is nobody on it (None): his cards count, and suspend nobody else.
     """
-    if not name:
-        return s
     found = [n for n, other in roster.items() if same_name(other, name)]
-    if len(found) == 1 and found[0] != s.player:
-        return replace(s, player=found[0])
-    return s
+    if len(found) == 1:
+        return found[0]
+    if added_in_match or number not in roster:
+        return None
+    return number
 
 
 def check_lineup(
