@@ -184,6 +184,8 @@ _JS = {
     "unauthorized": _l("This link's token is not valid for this match"),
     "conflict": _l("Conflict with another official's call"),
     "queued_refused": _l("A call sent after reconnecting was refused"),
+    "add_as_missed": _l("Add it as a missed call"),
+    "ask_referee_missed": _l("Ask the referee to add it as a missed call (M3): the referee's console can."),
     "undo": _l("Undo"),
     "undo_nothing": _l("Nothing to undo"),
     "cancel_queued": _l("Take back the unsent call: {what}"),

@@ -62,6 +62,26 @@ export function begin(mode, e) {
   hooks.startCall(actionOf(ev), ev);
 }
 
+/* A call that arrived too late to be judged at its own time (SPEC M1: another official had logged a later
+ * one) becomes a missed call added after `anchor`, the last entry before it, at its own game time: the
+ * builder opens filled in from it, the server previews it, and the referee saves it or not (M3). */
+export function beginInsert(anchor, body) {
+  begin("insert", anchor);
+  live.fix.at_ms = body.at_ms;
+  const ev = bodyOf(body);
+  if (fixable(actionOf(ev))) hooks.startCall(actionOf(ev), ev);
+}
+
+/* The last standing entry of the log at or before game time `atMs` in its half: where a late call fits. */
+export function anchorFor(atMs) {
+  for (let i = live.log.length - 1; i >= 0; i--) {
+    const e = live.log[i];
+    if (e.type === "void" || e.voided_by !== null || e.at_ms === null || e.at_ms === undefined) continue;
+    if (e.at_ms <= atMs && e.type !== "period_end") return e;
+  }
+  return null;
+}
+
 function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTime(e) ? " (" + entryTime(e) + ")" : ""); }
 
 /* Choose the call (a missed one, or another call in place of the logged one): the call buttons. */
@@ -123,6 +143,7 @@ export function refresh() {
 }
 
 function wrap(f, event, withReason) {
+  if (f.at_ms !== undefined && f.at_ms !== null && event.at_ms === undefined) event = Object.assign({}, event, { at_ms: f.at_ms });
   const body = f.mode === "insert" ? { type: "insert", after: f.seq, event: event } : { type: "amend", target: f.seq, event: event };
   const reason = (Q.$("fix-reason").value || "").trim();
   if (reason && withReason !== false) body.reason = reason;

@@ -219,7 +219,15 @@ export function refused(data, body, queued) {
   const fields = flattenFields(data && data.fields, "", []);
   if (fields.length) msg += T.colon + fields.join("; ");
   const english = data && data.error === "rule" ? data.message_en || data.message : "";
-  notice({ kind: "refusal", rule: head, title: ruleTitle(rule), msg: msg, hint: hintFor(english) });
+  // SPEC M1: a call queued offline arrives after another official's later call. It was made, so it is
+  // not simply lost: the referee may add it as a missed call at its own time (M3); others are told so.
+  let action = null, hint = hintFor(english);
+  if (queued && rule === "M1" && body.at_ms !== undefined && body.type !== "void") {
+    const anchor = fix.anchorFor(body.at_ms);
+    if (may.insert && anchor) action = { label: T.add_as_missed, run: () => fix.beginInsert(anchor, body) };
+    else if (!may.insert) hint = T.ask_referee_missed;
+  }
+  notice({ kind: "refusal", rule: head, title: ruleTitle(rule), msg: msg, hint: hint, action: action });
 }
 
 /* A 400's `fields` map as "elapsed_ms: must be at most …" lines. */
