@@ -44,6 +44,7 @@ STAGES = {
     "round_of_32": _l("Round of 32"),
     "quarter_final": _l("Quarter-final"),
     "semi_final": _l("Semi-final"),
+    "third_place": _l("Third-place match"),
     "final": _l("Final"),
 }
 FORMATS = {
@@ -135,6 +136,8 @@ def context(c: Competition) -> dict[str, Any]:
         label = fx[f"{side}_from"] or ""
         if label.startswith("W"):
             return gettext("Winner of #%(n)s", n=label[1:])
+        if label.startswith("L"):  # the third-place match (D76)
+            return gettext("Loser of #%(n)s", n=label[1:])
         return gettext("Group %(group)s, #%(rank)s", group=label[:1], rank=label[1:]) if label else "?"
 
     fixtures = view["fixtures"]

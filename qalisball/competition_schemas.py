@@ -88,6 +88,7 @@ class CompetitionSchema(_Strict):
     )
     groups = _int(2, validate=validate.Range(min=1, max=16))
     advance = _int(2, validate=validate.Range(min=1, max=16))
+    third_place = StrictBool(load_default=False)  # D76: a knockout with semi-finals adds their losers' match
     points = fields.Nested(PointsSchema, load_default=None)
     fields_ = fields.List(
         fields.Nested(CompetitionFieldSchema), required=True, data_key="fields", validate=validate.Length(min=1, max=20)

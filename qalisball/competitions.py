@@ -393,13 +393,15 @@ class CompetitionService:
             raise Invalid("unknown teams", {"teams": [f"no such team: {', '.join(unknown)}"]})
         fmt = data["format"]
         try:
-            p = schedule.plan(fmt, data["teams"], len(data["fields"]), data["groups"], data["advance"])
+            p = schedule.plan(fmt, data["teams"], len(data["fields"]), data["groups"], data["advance"], data["third_place"])
         except PlanError as exc:
             raise Invalid(exc.message, {exc.field: [exc.message]}) from exc
         config = {k: v for k, v in data.items() if k not in ("name", "format", "teams")}
         if fmt != "groups_knockout":
             config.pop("groups", None)
             config.pop("advance", None)
+        if fmt not in ("knockout", "groups_knockout"):
+            config.pop("third_place", None)
         start = datetime.fromisoformat(data["starts_at"]) if data["starts_at"] else None
         fixtures = [
             Fixture(
@@ -490,7 +492,13 @@ class CompetitionService:
         for number, t in bracket.fill(planned, fixed, ranks, winner).items():
             teams[by_number[number].id] = t
         winners = {f.number: r.winner for f in knockout if (r := results.get(f.id)) is not None}
-        changed = {by_number[n].id: sides for n, sides in bracket.changed(planned, fixed, ranks, winners).items()}
+        losers = {  # the third-place match's places (D76)
+            f.number: lost[0]
+            for f in knockout
+            if (r := results.get(f.id)) is not None
+            and len(lost := [t for t in teams.get(f.id, (None, None)) if t is not None and t != r.winner]) == 1
+        }
+        changed = {by_number[n].id: sides for n, sides in bracket.changed(planned, fixed, ranks, winners, losers).items()}
         status = {
             f.id: standings.fixture_status(
                 o.phase if (o := outcomes[f.id]) else None, f.forfeit["team"] if f.forfeit else None, _decision(f.decision)
@@ -699,6 +707,8 @@ class CompetitionService:
         for source in (f.home_source, f.away_source):
             if source.winner_of is not None:
                 after.append(source.winner_of)
+            elif source.loser_of is not None:
+                after.append(source.loser_of)
             elif source.group is not None:  # a group's rank: every game of that group
                 after.extend(x.number for x in c.fixtures if x.group == source.group and x.stage == "group")
         outcome = self._outcome(f.match_id) if f.match_id is not None else None

@@ -200,6 +200,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D73": ("一场赛程只对应一场比赛，除非中止或判定重赛", "One match per fixture, unless abandoned or replayed"),
     "D74": ("停赛跟随球员本人：按建队名单号码，改号后按姓名", "A suspension follows the player through renumberings"),
     "D75": ("赛程可改时间或场地，但不得与同场地、同队或同一裁判的比赛重叠", "A fixture moves to a free time and field"),
+    "D76": ("季军赛：半决赛负者在决赛前一个时段比赛", "A third-place match of the semi-finals' losers, before the final"),
 }
 
 # SPEC §10's competition decisions, cited by the competitions' refusals ("C4").

@@ -182,6 +182,44 @@ def test_C2_knockout_fills_with_winners_shootout_winners_included() -> None:
     assert bracket.fill(p.fixtures, {}, {}, lambda f, t: None)[sf1.number] == (None, None)
 
 
+def test_D76_a_third_place_match_of_the_semi_finals_losers_is_played_before_the_final() -> None:
+    p = schedule.plan("groups_knockout", TEAMS[:8], 2, groups=2, advance=2, third_place=True)
+    sf1, sf2, third, final = (f for f in p.fixtures if f.stage != "group")
+    assert (third.stage, final.stage) == ("third_place", "final") and third.number < final.number
+    assert (third.home.loser_of, third.away.loser_of) == (sf1.number, sf2.number)
+    assert third.home.label() == f"L{sf1.number}" and schedule.Source.from_dict(third.home.to_dict()) == third.home
+    assert max(sf1.slot, sf2.slot) < third.slot < final.slot, "after the semi-finals, a slot before the final"
+    group = {"A": ["t5", "t1", "t8", "t4"], "B": ["t2", "t7", "t3", "t6"]}
+    ranks = {g: {i + 1: t for i, t in enumerate(order)} for g, order in group.items()}
+    outcomes = {
+        sf1.number: MatchOutcome("finished", (2, 2), (5, 3), "home"),  # t5 beat t7 in the shootout
+        sf2.number: MatchOutcome("finished", (1, 3), None, "away"),  # t1 beat t2
+    }
+
+    def winner(f: schedule.Planned, teams: bracket.Teams) -> str | None:
+        r = standings.fixture_result(str(f.number), teams[0], teams[1], outcomes.get(f.number))
+        return r.winner if r else None
+
+    filled = bracket.fill(p.fixtures, {}, ranks, winner)
+    assert filled[third.number] == ("t7", "t2") and filled[final.number] == ("t5", "t1")
+    assert bracket.fill(p.fixtures, {}, ranks, lambda f, t: None)[third.number] == (None, None)
+
+
+@given(n=st.integers(2, 16), fields=st.integers(1, 4))
+def test_D76_third_place_only_where_there_are_semi_finals(n: int, fields: int) -> None:
+    p = schedule.plan("knockout", TEAMS[:n], fields, third_place=True)
+    thirds = [f for f in p.fixtures if f.stage == "third_place"]
+    assert len(thirds) == (1 if n >= 3 and len([f for f in p.fixtures if f.stage == "semi_final"]) == 2 else 0)
+    assert len(p.fixtures) == n - 1 + len(thirds)
+    assert max(Counter((f.slot, f.field) for f in p.fixtures).values()) == 1
+    for f in p.fixtures:
+        for s in (f.home, f.away):
+            source = s.winner_of or s.loser_of
+            if source is not None:
+                assert p.fixtures[source - 1].slot < f.slot, "a match is played after the ones it waits for"
+    assert not [f for f in schedule.plan("knockout", TEAMS[:n], fields).fixtures if f.stage == "third_place"]
+
+
 def test_C2_group_rank_awaiting_lots_leaves_the_place_empty() -> None:
     rows = standings.table(["a", "b", "c"], [_r("1", "a", "b", 1, 0), _r("2", "b", "c", 1, 0), _r("3", "c", "a", 1, 0)])
     assert [r.rank for r in rows] == [1, 1, 1]

@@ -1063,6 +1063,32 @@ def test_D75_times_keep_the_competitions_zone_and_officials_cannot_overlap_a_mov
     assert api.call("PATCH", turl, {"field": "C"})["field"] == "C"
 
 
+def test_D76_the_semi_finals_losers_play_for_third_place(api: Api) -> None:
+    ids, _ = _six(api)
+    body = {"name": "Cup", "format": "knockout", "teams": ids[:4], "fields": [{"name": "F1"}], "third_place": True}
+    comp = api.competition(body)["id"]
+    sf1, sf2, third, final = api.view(comp)["fixtures"]
+    assert [f["stage"] for f in (sf1, sf2, third, final)] == ["semi_final", "semi_final", "third_place", "final"]
+    assert (third["home_from"], third["away_from"]) == (f"L{sf1['number']}", f"L{sf2['number']}")
+    assert third["slot"] < final["slot"]
+    page = api.client.get(f"/competitions/{comp}?lang=en").get_data(as_text=True)
+    assert "Third-place match" in page and f"Loser of #{sf1['number']}" in page
+    assert "季军赛" in api.client.get(f"/competitions/{comp}?lang=zh").get_data(as_text=True)
+    api.play(api.match(comp, sf1["id"]), goals=["home"])
+    api.play(api.match(comp, sf2["id"]), goals=["home"], second_half_goals=["away"], shootout_winner="away")
+    third, final = api.view(comp)["fixtures"][2:]
+    assert (third["home"], third["away"]) == (sf1["away"], sf2["home"])  # the losers, a shootout's included
+    assert (final["home"], final["away"]) == (sf1["home"], sf2["away"])
+    made = api.match(comp, third["id"])
+    assert (
+        api.call("GET", f"/api/matches/{made['id']}")["teams"]["home"]["name"]
+        == api.call("GET", f"/api/teams/{sf1['away']}")["name"]
+    )
+    # Only a knockout keeps the option; a league's config has none.
+    league = _league(api, ids, third_place=True)
+    assert "third_place" not in api.call("GET", f"/api/competitions/{league['id']}")["config"]
+
+
 def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> None:
     ids, t = _six(api)
     comp = api.competition({"name": "Cup", "format": "knockout", "teams": ids[:4], "fields": [{"name": "F1"}]})["id"]

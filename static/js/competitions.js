@@ -64,6 +64,7 @@
         teams: teams,
         groups: num(form, "groups"),
         advance: num(form, "advance"),
+        third_place: !!(form.elements.third_place && form.elements.third_place.checked), // D76: knockouts only
         fields: fields,
         starts_at: withOffset(value(form, "starts_at")),
         slot_minutes: num(form, "slot_minutes"),

@@ -37,13 +37,17 @@ def fill(
     longer change); ``winner`` says who won a fixture with these teams, or None while nobody has.
     """
     winners: dict[int, str] = {}
+    losers: dict[int, str] = {}
     out: dict[int, Teams] = {}
     for f in sorted(fixtures, key=lambda f: f.number):
-        teams = fixed.get(f.number) or (_team(f.home, winners, group_ranks), _team(f.away, winners, group_ranks))
+        teams = fixed.get(f.number) or (_team(f.home, winners, group_ranks, losers), _team(f.away, winners, group_ranks, losers))
         out[f.number] = teams
         w = winner(f, teams)
         if w is not None:
             winners[f.number] = w
+            lost = [t for t in teams if t is not None and t != w]
+            if len(lost) == 1:
+                losers[f.number] = lost[0]
     return out
 
 
@@ -52,6 +56,7 @@ def changed(
     fixed: Mapping[int, Teams],
     group_ranks: Mapping[str, Mapping[int, str]],
     winners: Mapping[int, str],
+    losers: Mapping[int, str] | None = None,
 ) -> dict[int, list[str]]:
     """Fixtures whose match was made with a team its place no longer names (a result corrected or decided
     since): number -> the sides ("home", "away") that differ. The match keeps its teams (C1); the
@@ -62,17 +67,19 @@ def changed(
         if not teams:
             continue
         for side, s, team in (("home", f.home, teams[0]), ("away", f.away, teams[1])):
-            now = _team(s, winners, group_ranks)
+            now = _team(s, winners, group_ranks, losers or {})
             if now is not None and team is not None and now != team:
                 out.setdefault(f.number, []).append(side)
     return out
 
 
-def _team(s: Source, winners: Mapping[int, str], ranks: Mapping[str, Mapping[int, str]]) -> str | None:
+def _team(s: Source, winners: Mapping[int, str], ranks: Mapping[str, Mapping[int, str]], losers: Mapping[int, str]) -> str | None:
     if s.team is not None:
         return s.team
     if s.winner_of is not None:
         return winners.get(s.winner_of)
+    if s.loser_of is not None:
+        return losers.get(s.loser_of)
     if s.group is not None and s.rank is not None:
         return ranks.get(s.group, {}).get(s.rank)
     return None

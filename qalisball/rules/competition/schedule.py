@@ -34,30 +34,36 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class Source:
-    """Who takes a fixture's home or away place: a team known now, a fixture's winner, or a group's rank."""
+    """Who takes a fixture's home or away place: a team known now, a fixture's winner or loser (the
+    third-place match, D76), or a group's rank."""
 
     team: str | None = None
     winner_of: int | None = None  # a fixture's number
     group: str | None = None
     rank: int | None = None
+    loser_of: int | None = None  # a fixture's number: its loser (a semi-final's, for third place)
 
     def to_dict(self) -> dict[str, Any]:
         if self.team is not None:
             return {"team": self.team}
         if self.winner_of is not None:
             return {"winner_of": self.winner_of}
+        if self.loser_of is not None:
+            return {"loser_of": self.loser_of}
         return {"group": self.group, "rank": self.rank}
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Source:
-        return Source(d.get("team"), d.get("winner_of"), d.get("group"), d.get("rank"))
+        return Source(d.get("team"), d.get("winner_of"), d.get("group"), d.get("rank"), d.get("loser_of"))
 
     def label(self) -> str:
-        """How a bracket names an unknown team: "A1", "W7" (the winner of fixture 7)."""
+        """How a bracket names an unknown team: "A1", "W7" (the winner of fixture 7), "L5" (its loser)."""
         if self.team is not None:
             return self.team
         if self.winner_of is not None:
             return f"W{self.winner_of}"
+        if self.loser_of is not None:
+            return f"L{self.loser_of}"
         return f"{self.group}{self.rank}"
 
 
@@ -92,8 +98,11 @@ class Plan:
 # Entry point
 
 
-def plan(fmt: Format, teams: Sequence[str], fields: int, groups: int = 2, advance: int = 2) -> Plan:
-    """The whole schedule of a competition. Raises ``PlanError`` for a format the teams cannot fill."""
+def plan(fmt: Format, teams: Sequence[str], fields: int, groups: int = 2, advance: int = 2, third_place: bool = False) -> Plan:
+    """The whole schedule of a competition. Raises ``PlanError`` for a format the teams cannot fill.
+
+    ``third_place``: a knockout with semi-finals adds a match of their losers, played before the final (D76).
+    """
     if fields < 1:
         raise PlanError("fields", "at least one field is needed")
     if len(set(teams)) != len(teams):
@@ -108,10 +117,10 @@ def plan(fmt: Format, teams: Sequence[str], fields: int, groups: int = 2, advanc
         byes = tuple(Bye(r + 1, bye) for r, (_, bye) in enumerate(rounds) if bye is not None)
         return _finish(games, [], byes, (("", tuple(teams)),), fields)
     if fmt == "knockout":
-        games, knockout, ko_byes = _knockout_from_seeds([Source(team=t) for t in teams], first_round=1)
+        games, knockout, ko_byes = _knockout_from_seeds([Source(team=t) for t in teams], first_round=1, third_place=third_place)
         return _finish(games, knockout, tuple(ko_byes), (), fields)
     if fmt == "groups_knockout":
-        return _groups_knockout(teams, fields, groups, advance)
+        return _groups_knockout(teams, fields, groups, advance, third_place)
     raise PlanError("format", f"unknown format {fmt!r}")
 
 
@@ -184,7 +193,7 @@ class _Game:
         return s if isinstance(s, Source) else Source(team=s)
 
 
-def _groups_knockout(teams: Sequence[str], fields: int, groups: int, advance: int) -> Plan:
+def _groups_knockout(teams: Sequence[str], fields: int, groups: int, advance: int, third_place: bool = False) -> Plan:
     if groups < 1 or groups > len(GROUP_NAMES):
         raise PlanError("groups", f"between 1 and {len(GROUP_NAMES)} groups")
     if len(teams) < 2 * groups:
@@ -211,7 +220,7 @@ def _groups_knockout(teams: Sequence[str], fields: int, groups: int, advance: in
                 if bye is not None:
                     byes.append(Bye(r + 1, bye))
     first = [_Game(0, None, "", *pair) for pair in _crossings(names, advance)]
-    knockout = _knockout_rounds(first, first_round=last_round + 1)
+    knockout = _knockout_rounds(first, first_round=last_round + 1, third_place=third_place)
     return _finish(games, knockout, tuple(byes), tuple((n, tuple(g)) for n, g in zip(names, split, strict=True)), fields)
 
 
@@ -232,7 +241,9 @@ def _crossings(names: str, advance: int) -> list[tuple[Source, Source]]:
     return [seeded[s - 1] for s in seeding_order(len(seeded))]
 
 
-def _knockout_from_seeds(entrants: list[Source], first_round: int) -> tuple[list[_Game], list[_Game], list[Bye]]:
+def _knockout_from_seeds(
+    entrants: list[Source], first_round: int, third_place: bool = False
+) -> tuple[list[_Game], list[_Game], list[Bye]]:
     """A seeded bracket: first-round games (byes for the top seeds), as knockout games."""
     size = 1
     while size < len(entrants):
@@ -247,10 +258,10 @@ def _knockout_from_seeds(entrants: list[Source], first_round: int) -> tuple[list
             byes.append(Bye(first_round, entrants[a - 1].team or ""))
         else:
             first.append(_Game(0, None, "", entrants[a - 1], entrants[b - 1]))
-    return [], _knockout_rounds(first, first_round), byes
+    return [], _knockout_rounds(first, first_round, third_place), byes
 
 
-def _knockout_rounds(first: Sequence[_Game | Source], first_round: int) -> list[_Game]:
+def _knockout_rounds(first: Sequence[_Game | Source], first_round: int, third_place: bool = False) -> list[_Game]:
     """All knockout games from the first round's games (or bye entrants), in bracket order.
 
     Games are numbered later by ``_finish``: here winners refer to earlier games by their index in
@@ -274,6 +285,9 @@ def _knockout_rounds(first: Sequence[_Game | Source], first_round: int) -> list[
         for i in range(0, len(current), 2):
             a, b = current[i], current[i + 1]
             after = tuple(s.winner_of for s in (a, b) if s.winner_of is not None)
+            if third_place and teams_in_round == 2 and a.winner_of is not None and b.winner_of is not None:
+                # D76: the semi-finals' losers, in the final's round, numbered (and played) before it.
+                out.append(_Game(rnd, None, "third_place", Source(loser_of=a.winner_of), Source(loser_of=b.winner_of), after))
             out.append(_Game(rnd, None, stage_name(teams_in_round), a, b, after))
             nxt.append(Source(winner_of=len(out) - 1))
         current = nxt
@@ -302,8 +316,9 @@ def _finish(group_games: list[_Game], knockout: list[_Game], byes: tuple[Bye, ..
     for rnd in sorted(by_round):
         # A round starts after every game it needs, and after the group stage.
         start = max([next_slot, *(slot_of[j] + 1 for i in by_round[rnd] for j in knockout[i].after)])
+        third = [i for i in by_round[rnd] if knockout[i].stage == "third_place"]  # D76: a slot before the final
         for k, i in enumerate(by_round[rnd]):
-            slot_of[i] = start + k // fields
+            slot_of[i] = start if i in third else start + len(third) + (k - len(third)) // fields
             g = knockout[i]
             home, away = (_renumber(g.source(w), base) for w in ("home", "away"))
             fixtures.append(Planned(base + i + 1, g.round, None, g.stage, slot_of[i], k % fields, home, away))
@@ -313,7 +328,11 @@ def _finish(group_games: list[_Game], knockout: list[_Game], byes: tuple[Bye, ..
 
 
 def _renumber(s: Source, base: int) -> Source:
-    return Source(winner_of=base + s.winner_of + 1) if s.winner_of is not None else s
+    if s.winner_of is not None:
+        return Source(winner_of=base + s.winner_of + 1)
+    if s.loser_of is not None:
+        return Source(loser_of=base + s.loser_of + 1)
+    return s
 
 
 def pack(games: Sequence[tuple[str, str]], fields: int) -> list[tuple[int, int]]:
