@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import devices
 from .i18n import EVENTS, current_language
+from .rules import engine
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .rules.errors import N_, InvalidEvent, RuleViolation
@@ -139,6 +140,9 @@ def post_event(match_id: str) -> tuple[Response, int]:
     except Conflict as exc:
         raise ApiError(409, "conflict", str(exc), seq=m.seq) from exc
     except RuleViolation as exc:
+        if exc.details.pop("late_call", False) and isinstance(body.get("at_ms"), int):
+            # M1 with M3: the seq after which the referee may insert it, at its own time (docs/api-extras.md).
+            exc.details["fits_after"] = engine.insert_point(m.setup, m.log, body["at_ms"])
         raise _rule_error(exc, m.setup) from exc
     return jsonify(outcome.body), outcome.status
 

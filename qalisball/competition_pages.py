@@ -136,7 +136,7 @@ def context(c: Competition) -> dict[str, Any]:
         label = fx[f"{side}_from"] or ""
         if label.startswith("W"):
             return gettext("Winner of #%(n)s", n=label[1:])
-        if label.startswith("L"):  # the third-place match (D76)
+        if fx["stage"] == "third_place":  # its places are the semi-finals' losers, "L<n>" (D76)
             return gettext("Loser of #%(n)s", n=label[1:])
         return gettext("Group %(group)s, #%(rank)s", group=label[:1], rank=label[1:]) if label else "?"
 
@@ -158,7 +158,15 @@ def context(c: Competition) -> dict[str, Any]:
     for fx in fixtures:
         if fx["stage"] != "group":
             rounds.setdefault(fx["round"], []).append(fx)
-    bracket = [{"round": r, "stage": rounds[r][0]["stage_word"], "fixtures": rounds[r]} for r in sorted(rounds)]
+    # A round is named after its main games (the final's round also holds the third-place match, D76).
+    bracket = [
+        {
+            "round": r,
+            "stage": next((f["stage_word"] for f in rounds[r] if f["stage"] != "third_place"), rounds[r][0]["stage_word"]),
+            "fixtures": rounds[r],
+        }
+        for r in sorted(rounds)
+    ]
     groups = [
         {"key": key, "title": gettext("Group %(group)s", group=key) if key != LEAGUE else gettext("Standings"), "rows": rows_}
         for key, rows_ in view["standings"].items()

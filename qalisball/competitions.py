@@ -711,6 +711,8 @@ class CompetitionService:
                 after.append(source.loser_of)
             elif source.group is not None:  # a group's rank: every game of that group
                 after.extend(x.number for x in c.fixtures if x.group == source.group and x.stage == "group")
+        if f.stage == "final":  # D76: the third-place match is played first
+            after.extend(x.number for x in c.fixtures if x.stage == "third_place")
         outcome = self._outcome(f.match_id) if f.match_id is not None else None
         over = snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None
         return moves.Booking(

@@ -139,6 +139,40 @@ def test_M1_at_ms_refusals_cite_M1(match: MatchDriver, clock: FakeClock) -> None
     assert r.status_code == 201 and match.events()[-1]["at_ms"] == 9_000
 
 
+def test_M1_M3_a_late_call_is_told_where_it_fits_in_its_half_even_after_corrections(match: MatchDriver, clock: FakeClock) -> None:
+    """A call stamped before the last one logged is refused citing M1, with ``fits_after``: the seq of the
+    last effective event of the half at or before its time (the engine's replay: an amended event in its
+    place, with its time), after which the referee may insert it (M3)."""
+    ref = match.tokens["referee"]
+    live(match)  # restart taken at 0:00
+    start = next(e["seq"] for e in match.events() if e["type"] == "period_start")
+    clock.advance(60_000)
+    match.post({"type": "clock", "action": "pause"}, role="scorer")  # at 1:00
+    resume = match.post({"type": "clock", "action": "resume"}, role="scorer")["seq"]  # at 1:00 too
+    clock.advance(30_000)
+    match.post({"type": "clock", "action": "pause"}, role="scorer")  # at 1:30
+    r = raw(match, {"type": "goal", "team": "home", "player": 3, "at_ms": 70_000}, match.tokens["assistant1"])
+    assert r.status_code == 409 and r.get_json()["rule"] == "M1" and r.get_json()["fits_after"] == resume
+    inserted = raw(
+        match, {"type": "insert", "after": resume, "event": {"type": "goal", "team": "home", "player": 3, "at_ms": 70_000}}, ref
+    )
+    assert inserted.status_code == 201, inserted.get_json()
+    assert match.state()["score"]["home"] == 1
+    # A refusal for another reason (stamped later than the clock) says nothing of where it fits.
+    r = raw(match, {"type": "goal", "team": "home", "at_ms": 999_000}, match.tokens["assistant1"])
+    assert r.status_code == 409 and "fits_after" not in r.get_json()
+    # In the next half the place is counted from that half's start, never the first half's events.
+    match.post({"type": "clock", "action": "resume"}, role="scorer")
+    match.run_out_half()
+    second = match.post({"type": "period_start"})["seq"]
+    match.take()
+    clock.advance(20_000)
+    match.post({"type": "clock", "action": "pause"}, role="scorer")
+    r = raw(match, {"type": "goal", "team": "away", "player": 2, "at_ms": 0}, match.tokens["assistant1"])
+    assert r.status_code == 409 and r.get_json()["fits_after"] in (second, second + 1)
+    assert r.get_json()["fits_after"] > start
+
+
 def test_M2_roster_answers(match: MatchDriver) -> None:
     ref, scorer = match.tokens["referee"], match.tokens["scorer"]
     r = raw(match, {"type": "roster", "team": "home", "add": {"number": 11, "name": "迟到 Late"}}, scorer)

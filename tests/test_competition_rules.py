@@ -189,6 +189,8 @@ def test_D76_a_third_place_match_of_the_semi_finals_losers_is_played_before_the_
     assert (third.home.loser_of, third.away.loser_of) == (sf1.number, sf2.number)
     assert third.home.label() == f"L{sf1.number}" and schedule.Source.from_dict(third.home.to_dict()) == third.home
     assert max(sf1.slot, sf2.slot) < third.slot < final.slot, "after the semi-finals, a slot before the final"
+    without = [f for f in schedule.plan("groups_knockout", TEAMS[:8], 2, groups=2, advance=2).fixtures if f.stage == "final"]
+    assert final.field == without[0].field == 0, "the final keeps the main field"
     group = {"A": ["t5", "t1", "t8", "t4"], "B": ["t2", "t7", "t3", "t6"]}
     ranks = {g: {i + 1: t for i, t in enumerate(order)} for g, order in group.items()}
     outcomes = {

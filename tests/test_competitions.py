@@ -1073,6 +1073,14 @@ def test_D76_the_semi_finals_losers_play_for_third_place(api: Api) -> None:
     assert third["slot"] < final["slot"]
     page = api.client.get(f"/competitions/{comp}?lang=en").get_data(as_text=True)
     assert "Third-place match" in page and f"Loser of #{sf1['number']}" in page
+    printable = api.client.get(f"/competitions/{comp}/standings?lang=en").get_data(as_text=True)
+    assert f"Final #{final['number']}" in printable and f"Third-place match #{third['number']}" in printable
+    # D75 with D76: in a cup with times, the final is not moved before the third-place match is over.
+    timed = api.competition({**body, "fields": [{"name": "F1"}, {"name": "F2"}], "starts_at": START})["id"]
+    t_third, t_final = api.view(timed)["fixtures"][2:]
+    move = {"starts_at": t_third["starts_at"], "field": "F2"}
+    answer = api.refused("PATCH", f"/api/competitions/{timed}/fixtures/{t_final['id']}", move, 409, "rule", "D75", timed)
+    assert f"fixture #{t_final['number']} waits for fixture #{t_third['number']}" in answer["message"]
     assert "季军赛" in api.client.get(f"/competitions/{comp}?lang=zh").get_data(as_text=True)
     api.play(api.match(comp, sf1["id"]), goals=["home"])
     api.play(api.match(comp, sf2["id"]), goals=["home"], second_half_goals=["away"], shootout_winner="away")

@@ -135,6 +135,24 @@ def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) 
         state = after
 
 
+def insert_point(setup: MatchSetup, log: Iterable[L], at_ms: int) -> int | None:
+    """M1 with M3: where a call stamped ``at_ms`` in the half being played fits, to be inserted (SPEC D8).
+
+    The seq of the last effective event of that half whose game time is at or before ``at_ms`` (an amended
+    event in its place and with its time, an insert where it was put), else of the half's start; None when
+    no half is being played at the end of the log.
+    """
+    point: int | None = None
+    for step in replay_steps(setup, log, keep_states=False):
+        if isinstance(step.event, PeriodStart):
+            point = step.entry.seq
+        elif isinstance(step.event, PeriodEnd) or step.after.phase not in HALVES:
+            point = None
+        elif point is not None and step.entry.at_ms is not None and step.entry.at_ms <= at_ms:
+            point = step.entry.seq
+    return point
+
+
 def correct(state: MatchState, log: Sequence[L], row: L) -> tuple[MatchState, list[L]]:
     """The state with the correction ``row`` (a void, amend or insert) in place (D8, M3), and the log
     before ``row`` with the voided or replaced event marked (the caller appends ``row`` once stored).
@@ -383,6 +401,7 @@ def _check_at_ms(s: MatchState, now: int, at_ms: int) -> int:
             "M1",
             N_("the call is stamped {at}, earlier than the last call logged ({last}): insert it at its place instead"),
             {"at": _mmss(at_ms), "last": _mmss(s.last_at_ms)},
+            {"late_call": True},  # the web layer adds where it fits (insert_point), for the referee's insert (M3)
         )
     return min(at_ms, clock_now)
 

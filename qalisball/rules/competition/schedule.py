@@ -319,9 +319,10 @@ def _finish(group_games: list[_Game], knockout: list[_Game], byes: tuple[Bye, ..
         third = [i for i in by_round[rnd] if knockout[i].stage == "third_place"]  # D76: a slot before the final
         for k, i in enumerate(by_round[rnd]):
             slot_of[i] = start if i in third else start + len(third) + (k - len(third)) // fields
+            field = k % fields if i in third else (k - len(third)) % fields  # the final keeps the main field
             g = knockout[i]
             home, away = (_renumber(g.source(w), base) for w in ("home", "away"))
-            fixtures.append(Planned(base + i + 1, g.round, None, g.stage, slot_of[i], k % fields, home, away))
+            fixtures.append(Planned(base + i + 1, g.round, None, g.stage, slot_of[i], field, home, away))
         next_slot = max(slot_of[i] for i in by_round[rnd]) + 1
     fixtures.sort(key=lambda f: f.number)
     return Plan(tuple(fixtures), byes, groups)

@@ -14,7 +14,7 @@ import { ruleTitle } from "./legal.js";
 // Calls that cannot be rebuilt here: the clock's own controls, the shootout's sheet, abandoning, and
 // calls without fields (a half's start or end): void them instead.
 const NOT_HERE = new Set(["pause", "resume", "set", "shootout_start", "abandon", "period_start", "period_end"]);
-const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id"]); // the log's own fields
+const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id", "_period"]); // the log's own fields
 
 /* The console call that logs `e` (a violation's kind, a card's colour, else its type). */
 export function actionOf(e) {
@@ -69,17 +69,7 @@ export function beginInsert(anchor, body) {
   begin("insert", anchor);
   live.fix.at_ms = body.at_ms;
   const ev = bodyOf(body);
-  if (fixable(actionOf(ev))) hooks.startCall(actionOf(ev), ev);
-}
-
-/* The last standing entry of the log at or before game time `atMs` in its half: where a late call fits. */
-export function anchorFor(atMs) {
-  for (let i = live.log.length - 1; i >= 0; i--) {
-    const e = live.log[i];
-    if (e.type === "void" || e.voided_by !== null || e.at_ms === null || e.at_ms === undefined) continue;
-    if (e.at_ms <= atMs && e.type !== "period_end") return e;
-  }
-  return null;
+  hooks.startCall(actionOf(ev), ev); // the caller offers only calls the builder can rebuild (fixable)
 }
 
 function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTime(e) ? " (" + entryTime(e) + ")" : ""); }

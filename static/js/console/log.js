@@ -222,10 +222,13 @@ export function refused(data, body, queued) {
   // SPEC M1: a call queued offline arrives after another official's later call. It was made, so it is
   // not simply lost: the referee may add it as a missed call at its own time (M3); others are told so.
   let action = null, hint = hintFor(english);
-  if (queued && rule === "M1" && body.at_ms !== undefined && body.type !== "void") {
-    const anchor = fix.anchorFor(body.at_ms);
-    if (may.insert && anchor) action = { label: T.add_as_missed, run: () => fix.beginInsert(anchor, body) };
-    else if (!may.insert) hint = T.ask_referee_missed;
+  // The server says where it fits (`fits_after`, the engine's replay); offered only in the half it was
+  // stamped in, and for calls the builder can rebuild (not the clock's own controls).
+  const anchor = data && typeof data.fits_after === "number" ? live.log.find((x) => x.seq === data.fits_after) : null;
+  const rebuildable = fix.fixable(fix.actionOf(body)) && body._period === live.server.period;
+  if (queued && rule === "M1" && anchor && rebuildable) {
+    if (may.insert) action = { label: T.add_as_missed, run: () => fix.beginInsert(anchor, body) };
+    else hint = T.ask_referee_missed;
   }
   notice({ kind: "refusal", rule: head, title: ruleTitle(rule), msg: msg, hint: hint, action: action });
 }

@@ -58,6 +58,9 @@ function submit(body) {
     const at = stampOf(live.view, live.server, queue.load());
     if (at !== undefined) body.at_ms = at;
   }
+  // The half it was stamped in (this tablet's own note, never sent): a call refused citing M1 is offered as
+  // a missed call only in the half it belongs to (log.js).
+  if (body.at_ms !== undefined && body._period === undefined) body._period = live.view.period;
   hideNotice();
   queue.add(body);
 }

@@ -55,6 +55,13 @@ export function takeBack(id) {
   hooks.changed();
 }
 
+/* What goes to the server: the call without this tablet's own notes (keys starting with "_"). */
+function wire(body) {
+  const out = {};
+  Object.keys(body).forEach((k) => { if (k[0] !== "_") out[k] = body[k]; });
+  return out;
+}
+
 export function api(method, path, body) {
   return fetch("/api/matches/" + encodeURIComponent(matchId) + path, {
     method: method,
@@ -73,7 +80,7 @@ export function pump() {
   const body = q[0];
   inflight = { id: body.id, seq: hooks.serverSeq() };
   hooks.changed();
-  api("POST", "/events", body)
+  api("POST", "/events", wire(body))
     .then((r) => {
       if (r.status >= 500) throw new Error("server " + r.status);
       return r.json().catch(() => ({})).then((data) => ({ status: r.status, data: data }));
