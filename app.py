@@ -24,7 +24,7 @@ from flask import Flask  # noqa: E402
 
 from qalisball import ConfigError, create_app  # noqa: E402
 from qalisball.demo import ensure_demo, ensure_demo_competition  # noqa: E402
-from qalisball.serving import handler_class, startup_text  # noqa: E402
+from qalisball.serving import handler_class, lan_address, startup_text  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -37,18 +37,6 @@ def raise_open_file_limit(want: int = 65536) -> None:
     target = want if hard == resource.RLIM_INFINITY else min(want, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-def _lan_address() -> str:
-    """This machine's address on its network, for the printed links when serving on all interfaces."""
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("10.255.255.255", 1))  # UDP: nothing is sent
-        return str(probe.getsockname()[0])
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        probe.close()
 
 
 def main() -> None:
@@ -70,7 +58,7 @@ def main() -> None:
     demo = ensure_demo(app.extensions["qalisball"])
     if demo is not None:  # an empty database: a demo competition too
         ensure_demo_competition(app.extensions["qalisball_competitions"])
-    shown = _lan_address() if host in ("0.0.0.0", "::") else host
+    shown = lan_address() if host in ("0.0.0.0", "::") else host
     base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
     # Tokens only to a terminal, never into a log file (D48).
     text = startup_text(

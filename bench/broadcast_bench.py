@@ -60,6 +60,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.ports import free_block, free_port  # noqa: E402
+
 ADMIN = "bench-organiser-token-0123"  # at least 24 characters (D48)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -451,12 +455,6 @@ class Row:
     error: str | None = None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _proc_cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime, every thread of the process
@@ -472,22 +470,9 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def _free_block(size: int) -> int:
-    """A port P with P … P+size-1 free (a cluster listens on PORT, PORT+1, …)."""
-    while True:
-        base = _free_port()
-        try:
-            for p in range(base, base + size):
-                with socket.socket() as t:
-                    t.bind(("127.0.0.1", p))
-            return base
-        except OSError:
-            continue
-
-
 def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int = 2) -> Server:
     kind = name.split("-")[0]
-    port = _free_block(workers + 2) if kind == "cluster" else _free_port()
+    port = free_block(workers + 2) if kind == "cluster" else free_port()
     log = tmp / f"{name}.log"
     db = str(tmp / f"{name}.db")
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "QALISBALL_DB": db, "QALISBALL_ADMIN_TOKEN": ADMIN}
@@ -495,7 +480,7 @@ def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int =
     env.pop("QALISBALL_MESSAGE_QUEUE", None)
     status = None
     if kind == "floor":
-        ws_port = _free_port()
+        ws_port = free_port()
         cmd = [sys.executable, __file__, "--serve-floor", str(port), str(ws_port), db]
     elif kind == "cluster":
         # qalisball/cluster.py as `make run-cluster` starts it: writer, spectator processes, Redis, HAProxy.
@@ -504,7 +489,7 @@ def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int =
         status = cluster_dir / "cluster.json"
         env.update(
             QALISBALL_WORKERS=str(workers),
-            QALISBALL_MESSAGE_QUEUE=f"redis://127.0.0.1:{_free_port()}/0",
+            QALISBALL_MESSAGE_QUEUE=f"redis://127.0.0.1:{free_port()}/0",
             QALISBALL_CLUSTER_DIR=str(cluster_dir),
             QALISBALL_ASYNC_MODE="gevent",
         )

@@ -8,7 +8,7 @@
    match). Game time advances between accepted events so that the two halves fill the match.
 2. Times ``engine.apply`` over that match (events per second; ``apply`` copies the state every time,
    and the copy alone), ``engine.replay`` of the whole log as the store's rows (what a restart or a void
-   costs), ``legal_calls`` per state (every answered state carries it), and ``public_state`` + JSON.
+   costs), ``legal_calls`` per state (the consoles' states carry it, D90), and ``public_state`` + JSON.
 3. Posts the same events one by one through the Flask test client (schema, auth, rules, SQLite commit
    with WAL + synchronous=FULL on a real disk, empty-room Socket.IO emit): p50 / p99 per event, and the
    commit alone (``Store.append``) as part of it.
@@ -26,7 +26,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,27 +59,15 @@ from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
 from qalisball.schemas import MatchSchema  # noqa: E402
+from tests.engine_driver import Row  # noqa: E402
 
 START_MS = 1_800_000_000_000
 Entry = tuple[int, Event, int]  # (seq, event, server ms)
 
 
-@dataclass(frozen=True)
-class LogRow:
-    """One row of the event log as ``engine.replay`` takes it (the store's ``LogEntry`` has the same fields)."""
-
-    seq: int
-    type: str
-    fields: dict[str, Any]
-    received_ms: int
-    voided_by: int | None = None
-    at_ms: int | None = None
-    by: str = "referee"
-
-
-def log_rows(entries: list[Entry]) -> list[LogRow]:
-    """The generated match as the log would hold it."""
-    return [LogRow(seq, ev.type, ev.fields(), now) for seq, ev, now in entries]
+def log_rows(entries: list[Entry]) -> list[Row]:
+    """The generated match as the log would hold it (the rows the engine-level stories use)."""
+    return [Row(seq, ev.type, ev.fields(), now) for seq, ev, now in entries]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -76,20 +76,13 @@ from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
 from qalisball.schemas import MatchSchema  # noqa: E402
+from tests.browser.conftest import CHROMIUM  # noqa: E402
+from tests.browser.conftest import CHROMIUM_ARGS as BROWSER_TEST_ARGS  # noqa: E402
 
 PYODIDE_VERSION = "314.0.7"  # pinned so runs compare; --pyodide-version overrides
 CACHE = BENCH / ".cache"
-CHROMIUM = "/usr/bin/chromium"
-# The browser tests' launch arguments (tests/browser/conftest.py), plus precise heap numbers.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--enable-precise-memory-info",
-]
+# The browser tests' Chromium and launch arguments, plus precise heap numbers.
+CHROMIUM_ARGS = [*BROWSER_TEST_ARGS, "--enable-precise-memory-info"]
 TABLET = {"width": 1280, "height": 800}
 # Pyodide's core: what loadPyodide() fetches (checked against the server's log on every cold run).
 CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,14 +26,11 @@ import requests
 import websocket
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.ports import free_port  # noqa: E402
+
 ADMIN = "bench-organiser-token-0123"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def server_sockets(port: int) -> tuple[int, int]:
@@ -56,7 +52,7 @@ def main() -> None:
     parser.add_argument("--watch", type=float, default=150, help="seconds to watch after the last event")
     parser.add_argument("--root", default=str(ROOT), help="the tree whose app.py to run (to compare versions)")
     args = parser.parse_args()
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
             **os.environ,

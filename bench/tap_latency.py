@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,9 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from qalisball.demo import demo_request  # noqa: E402
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 
 ADMIN = "bench-tap-latency-organiser-token"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 # Set on the scoreboard: when either score's text changed (absolute ms, the browser's clock).
 WATCH = """() => {
   window.__changed = [];
@@ -47,17 +47,11 @@ TAPS = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=40)
     args = ap.parse_args()
-    port = _free_port()
+    port = free_port()
     tmp = Path(tempfile.mkdtemp(prefix="tap-bench-"))
     env = {
         **os.environ,
@@ -90,7 +84,7 @@ def main() -> None:
         post({"type": "period_start"})
         post({"type": "restart_taken", "team": "home"})
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             board = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
             board.goto(f"{base}/matches/{m['id']}/scoreboard?lang=en")
             board.wait_for_selector("#home-score")

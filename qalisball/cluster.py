@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .serving import lan_address
+
 ROOT = Path(__file__).resolve().parent.parent
 
 HAPROXY_CFG = """\
@@ -163,7 +165,7 @@ class Cluster:
             redis_cmd = [need("redis-server"), "--port", str(url.port or 6379), "--bind", "127.0.0.1"]
             redis_cmd += ["--save", "", "--appendonly", "no"]  # a relay: nothing in it needs keeping
             self.children.append(Child("redis", redis_cmd, base, url.port or 6379, self.dir / "redis.log"))
-        shown = self.host if self.host not in ("0.0.0.0", "::") else _lan_address()
+        shown = self.host if self.host not in ("0.0.0.0", "::") else lan_address()
         writer_port = self.port + 1
         writer_env = {**base, "HOST": "127.0.0.1", "PORT": str(writer_port)}
         # Behind the proxy every connection comes from 127.0.0.1: believe one proxy's X-Forwarded-For
@@ -260,19 +262,6 @@ def _max_connections() -> int:
     if soft != hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return max(1000, min(100_000, (hard - 200) // 2))
-
-
-def _lan_address() -> str:
-    import socket
-
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("10.255.255.255", 1))
-        return str(probe.getsockname()[0])
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        probe.close()
 
 
 def main() -> None:

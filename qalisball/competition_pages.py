@@ -71,7 +71,6 @@ _JS = {
     "saved": _l("Saved"),
     "failed": _l("Not accepted"),
     "load_failed": _l("Could not load this fixture: check the connection and open it again."),
-    "refused_rule": _l("Refused by rule {rule}"),
     "offline": _l("Offline: reconnecting…"),
     "token_needed": _l("Enter the organiser token to make changes"),
     "token_rejected": _l("The organiser token was not accepted"),

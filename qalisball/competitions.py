@@ -675,9 +675,13 @@ class CompetitionService:
         with self._lock:
             snap = self.snapshot(c)
             if f.match_id is not None and (o := self._outcome(f.match_id)) is not None and o.phase != "abandoned":
-                raise Conflict(f"fixture {f.id} has its match {f.match_id}: a fixture moves only before its match is made")
+                raise RuleViolation(
+                    "D75",
+                    N_("fixture #{fixture} has its match: a fixture moves only before its match is made"),
+                    {"fixture": f.number},
+                )
             if snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None:
-                raise Conflict(f"fixture {f.id} is decided: it no longer moves")
+                raise RuleViolation("D75", N_("fixture #{fixture} is decided: it no longer moves"), {"fixture": f.number})
             starts_at, field_index = f.starts_at, f.field
             if data.get("field") is not None:
                 if data["field"] not in fields:
@@ -703,16 +707,7 @@ class CompetitionService:
         self, c: Competition, f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None
     ) -> moves.Booking:
         """A fixture as the schedule's rules see it (D75), optionally at another time and field."""
-        after: list[int] = []
-        for source in (f.home_source, f.away_source):
-            if source.winner_of is not None:
-                after.append(source.winner_of)
-            elif source.loser_of is not None:
-                after.append(source.loser_of)
-            elif source.group is not None:  # a group's rank: every game of that group
-                after.extend(x.number for x in c.fixtures if x.group == source.group and x.stage == "group")
-        if f.stage == "final":  # D76: the third-place match is played first
-            after.extend(x.number for x in c.fixtures if x.stage == "third_place")
+        after = moves.waits_for(f.planned(), [x.planned() for x in c.fixtures])
         outcome = self._outcome(f.match_id) if f.match_id is not None else None
         over = snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None
         return moves.Booking(
@@ -722,7 +717,7 @@ class CompetitionService:
             f.field if field_index is None else field_index,
             tuple(t for t in snap.teams.get(f.id, (None, None)) if t),
             tuple(sorted(f.officials.items())),
-            tuple(after),
+            after,
             made=over or (outcome is not None and outcome.phase != "abandoned"),
             over=over,
         )

@@ -36,7 +36,7 @@ from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
 from .service import Match, MatchService, NotFound
-from .web import is_organiser, organiser_cookie, request_token, role_cookie, service, token_refused
+from .web import held_role, is_organiser, organiser_cookie, request_token, service, token_refused
 
 bp = Blueprint("pages", __name__)
 
@@ -401,7 +401,7 @@ def issue_codes(match_id: str) -> Response | tuple[str, int]:
 def console(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
     # The link's token was exchanged for this tablet's cookie (token_links.py); ``?role=`` says which one.
-    held = role_cookie(m, request.args.get("role"))
+    held = held_role(m, request.args.get("role"))
     if held is None:
         return render_template("token.html", m=m, kind="role", rejected=token_refused()), 401
     role, token = held

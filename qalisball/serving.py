@@ -10,10 +10,23 @@ clear only when a match is created, so only a demo match created at this start-u
 from __future__ import annotations
 
 import contextlib
+import socket
 
 from flask import Flask
 
 from .service import Match
+
+
+def lan_address() -> str:
+    """This machine's address on its network, for the printed links when serving on all interfaces."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))  # UDP: nothing is sent
+        return str(probe.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
 
 
 def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool, admin_from_env: bool) -> str:

@@ -71,7 +71,7 @@ def organiser_cookie() -> str | None:
     return token if is_organiser(token) else None
 
 
-def role_cookie(m: Match, wanted: str | None = None) -> tuple[str, str] | None:
+def held_role(m: Match, wanted: str | None = None) -> tuple[str, str] | None:
     """``(role, token)`` of a role of match ``m`` that this device keeps a valid cookie for.
 
     ``wanted`` (the console's ``?role=``) only, when it names a role: a tablet that does not hold it is not

@@ -30,29 +30,12 @@ import socketio
 
 from qalisball.demo import demo_request
 from qalisball.fanout import apply_patch
+from tests.ports import free_block
 
 pytestmark = pytest.mark.cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "cluster-test-organiser-token-0123456789"
-
-
-def _free_block(size: int) -> int:
-    """A port P such that P … P+size-1 are all free now."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            base = int(s.getsockname()[1])
-        if base + size > 65000:
-            continue
-        try:
-            for p in range(base, base + size):
-                with socket.socket() as t:
-                    t.bind(("127.0.0.1", p))
-            return base
-        except OSError:
-            continue
-    raise RuntimeError("no free block of ports")
 
 
 def _wait(what: str, ok: Callable[[], Any], timeout: float = 60) -> Any:
@@ -73,8 +56,8 @@ class Cluster:
                 if os.environ.get("CI"):
                     pytest.fail(f"{binary} is missing: scripts/ensure-system-deps.sh installs it")
                 pytest.skip(f"{binary} is not installed (make system-deps)")
-        self.port = _free_block(4)
-        self.redis_port = _free_block(1)
+        self.port = free_block(4)
+        self.redis_port = free_block(1)
         self.dir = tmp / "cluster"
         env = {
             **os.environ,
@@ -254,7 +237,7 @@ def test_fastws_keeps_every_frame_in_order_for_a_reader_that_falls_behind(tmp_pa
     import websocket  # websocket-client
 
     EVENTS = 700  # Linux lets a socket's send buffer grow to 4 MB (tcp_wmem): fill it
-    port = _free_block(1)
+    port = free_block(1)
     env = {
         **os.environ,
         "PORT": str(port),

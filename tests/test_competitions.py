@@ -1033,7 +1033,8 @@ def test_D75_a_fixture_moves_to_a_free_time_and_field_and_the_schedule_follows(a
     assert "19:40" in page
     # Once its match is made the fixture stays where it is.
     api.match(comp, first["id"])
-    api.refused("PATCH", url, {"starts_at": "2027-01-15T21:00"}, 409, "conflict", comp=comp)
+    answer = api.refused("PATCH", url, {"starts_at": "2027-01-15T21:00"}, 409, "rule", "D75", comp)
+    assert "moves only before its match is made" in answer["message"]
 
 
 def test_D75_times_keep_the_competitions_zone_and_officials_cannot_overlap_a_moved_fixture(api: Api) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -23,17 +22,12 @@ from typing import Any
 import pytest
 import requests
 
+from tests.ports import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = "durability-organiser-token"
 # Fields of the state that follow the server's wall clock, not the log.
 TIME_FIELDS = ("server_time_ms", "return_countdown_ms", "legal")  # legal: "the half has 12:01 left"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class Server:
@@ -45,7 +39,7 @@ class Server:
         self.base = ""
 
     def start(self) -> None:
-        port = _free_port()
+        port = free_port()
         env = {
             **os.environ,
             "QALISBALL_ASYNC_MODE": "gevent",

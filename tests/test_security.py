@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qalisball.demo import demo_request
+from tests.ports import free_port
 
 from .conftest import ADMIN, MatchDriver, auth
 
@@ -635,19 +636,10 @@ def _start_app(tmp_path: Any, stdout: Any) -> subprocess.Popen[bytes]:
         **os.environ,
         "QALISBALL_DB": str(tmp_path / "x.db"),
         "QALISBALL_ADMIN_TOKEN": "printed-organiser-token-0123456",
-        "PORT": str(_free_port()),
+        "PORT": str(free_port()),
         "PYTHONUNBUFFERED": "1",
     }
     return subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _read_until(read: Any, marker: bytes, limit_s: float = 60) -> bytes:

@@ -267,6 +267,44 @@
     });
   };
 
+  /* ---- the organiser's forms (competitions, a competition's page, venue screens) ------------ */
+  /* A form's message line: what the server said, in red when it refused. */
+  Q.formSay = function (form, text, bad) {
+    var p = form.querySelector(".form-msg");
+    if (!p) return;
+    p.textContent = text;
+    p.classList.toggle("bad", !!bad);
+  };
+  /* A refusal in words: the rule cited and its title (page data `rules`), the message, each field's complaint. */
+  Q.explainAnswer = function (status, answer) {
+    var T = Q.T;
+    if (!answer) return T.failed + " (" + status + ")";
+    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
+    var text = answer.message || T.failed;
+    if (answer.error === "rule") {
+      var title = (Q.data.rules || {})[answer.rule];
+      text = Q.fmt(T.refused_rule, { rule: answer.rule }) + (title ? " · " + title : "") + T.colon + answer.message;
+    }
+    if (answer.fields) {
+      text += "\n" + Object.keys(answer.fields).map(function (k) {
+        var v = answer.fields[k];
+        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
+      }).join("\n");
+    }
+    return text;
+  };
+  /* A write with the organiser's cookie and its CSRF token (D53, D54): resolves to {status, answer};
+   * a token the server no longer accepts brings the sign-in form back. */
+  Q.organiserCall = function (method, url, body, contentType) {
+    var headers = Q.authHeaders(contentType ? { "Content-Type": contentType } : {});
+    return fetch(url, { method: method, headers: headers, body: body }).then(function (r) {
+      return r.json().catch(function () { return null; }).then(function (answer) {
+        if (r.status === 401 || r.status === 403) { Q.show("login-error", true); Q.show("login", true); }
+        return { status: r.status, answer: answer };
+      });
+    });
+  };
+
   /* ---- live connection ------------------------------------------------------------------ */
   /* Calls handlers.state(state), handlers.event(entry), handlers.status(connected); an official's
    * console adds handlers.join() (what its join carries besides: device label, queue size) and

@@ -135,29 +135,7 @@
     },
   };
 
-  function say(form, text, bad) {
-    var p = form.querySelector(".form-msg");
-    if (!p) return;
-    p.textContent = text;
-    p.classList.toggle("bad", !!bad);
-  }
-
-  function explain(status, answer) {
-    if (!answer) return T.failed + " (" + status + ")";
-    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
-    var text = answer.message || T.failed;
-    if (answer.error === "rule") {
-      var title = (Q.data.rules || {})[answer.rule];
-      text = Q.fmt(T.refused_rule, { rule: answer.rule }) + (title ? " · " + title : "") + T.colon + answer.message;
-    }
-    if (answer.fields) {
-      text += "\n" + Object.keys(answer.fields).map(function (k) {
-        var v = answer.fields[k];
-        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
-      }).join("\n");
-    }
-    return text;
-  }
+  var say = Q.formSay;
 
   body.addEventListener("submit", function (ev) {
     var form = ev.target.closest("form.act");
@@ -169,18 +147,10 @@
     if (payload === null) return;
     var button = form.querySelector("button[type=submit]");
     if (button) button.disabled = true;
-    fetch(form.getAttribute("data-url"), {
-      method: form.getAttribute("data-method") || "POST",
-      headers: Q.authHeaders({ "Content-Type": "application/json" }),
-      body: JSON.stringify(payload),
-    })
-      .then(function (r) {
-        return r.json().catch(function () { return null; }).then(function (answer) { return { status: r.status, answer: answer }; });
-      })
+    Q.organiserCall(form.getAttribute("data-method") || "POST", form.getAttribute("data-url"), JSON.stringify(payload), "application/json")
       .then(function (res) {
         if (button) button.disabled = false;
-        if (res.status === 401 || res.status === 403) { Q.show("login-error", true); Q.show("login", true); }
-        if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+        if (res.status >= 300) { say(form, Q.explainAnswer(res.status, res.answer), true); return; }
         say(form, kind === "lineup" ? T.match_made : T.saved, false);
         dirty = false;
         refresh();

@@ -20,11 +20,7 @@
     var v = value(form, name);
     return v === "" ? null : Number(v);
   }
-  function say(form, text, bad) {
-    var p = form.querySelector(".form-msg");
-    p.textContent = text;
-    p.classList.toggle("bad", !!bad);
-  }
+  var say = Q.formSay;
   /* "2026-12-05T09:00" typed on this device, with this device's UTC offset: the venue's local time. */
   function withOffset(local) {
     if (!local) return null;
@@ -85,31 +81,10 @@
     },
   };
 
-  function explain(status, answer) {
-    if (!answer) return T.failed + " (" + status + ")";
-    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
-    var text = answer.message || T.failed;
-    if (answer.fields) {
-      text += "\n" + Object.keys(answer.fields).map(function (k) {
-        var v = answer.fields[k];
-        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
-      }).join("\n");
-    }
-    return text;
-  }
-
   function send(form, kind, body, contentType) {
-    return fetch(form.getAttribute("data-url"), {
-      method: form.getAttribute("data-method") || "POST",
-      headers: Q.authHeaders({ "Content-Type": contentType }),
-      body: body,
-    })
-      .then(function (r) {
-        return r.json().catch(function () { return null; }).then(function (answer) { return { status: r.status, answer: answer }; });
-      })
+    return Q.organiserCall(form.getAttribute("data-method") || "POST", form.getAttribute("data-url"), body, contentType)
       .then(function (res) {
-        if (res.status === 401 || res.status === 403) { Q.show("login-error", true); Q.show("login", true); }
-        if (res.status >= 300) { say(form, explain(res.status, res.answer), true); return; }
+        if (res.status >= 300) { say(form, Q.explainAnswer(res.status, res.answer), true); return; }
         say(form, T.saved, false);
         if (kind === "competition") location.href = location.pathname.replace(/\/$/, "") + "/" + res.answer.id + "/admin";
         else location.reload();

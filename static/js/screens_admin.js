@@ -11,34 +11,8 @@
 
   function signIn() { Q.show("login", !token); }
 
-  function say(form, text, bad) {
-    var n = form.querySelector(".form-msg");
-    if (!n) return;
-    n.textContent = text;
-    n.classList.toggle("error", !!bad);
-  }
-  function explain(status, answer) {
-    if (!answer) return T.failed + " (" + status + ")";
-    if (answer.error === "unauthorized" || answer.error === "forbidden") return T.token_rejected;
-    var text = answer.message || T.failed;
-    if (answer.fields) {
-      text += "\n" + Object.keys(answer.fields).map(function (k) {
-        var v = answer.fields[k];
-        return k + T.colon + (Array.isArray(v) ? v.join(" ") : JSON.stringify(v));
-      }).join("\n");
-    }
-    return text;
-  }
-  function call(method, url, body, json) {
-    var headers = Q.authHeaders();
-    if (json) headers["Content-Type"] = "application/json";
-    return fetch(url, { method: method, headers: headers, body: body }).then(function (r) {
-      return r.json().catch(function () { return null; }).then(function (answer) {
-        if (r.status === 401 || r.status === 403) { Q.show("login-error", true); Q.show("login", true); }
-        return { status: r.status, answer: answer };
-      });
-    });
-  }
+  var say = Q.formSay, explain = Q.explainAnswer;
+  function call(method, url, body, json) { return Q.organiserCall(method, url, body, json ? "application/json" : null); }
 
   /* Only the fields the chosen "show" uses. */
   function fieldsFor(form) {

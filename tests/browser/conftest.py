@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import socket
 import socketserver
 import subprocess
 import sys
@@ -24,6 +23,8 @@ from typing import Any
 import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -81,16 +82,9 @@ class Server:
             time.sleep(0.1)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def start_server(tmp: Path, **env_changes: str) -> Server:
     """app.py (gevent) on a free port (or ``PORT=``) with its own database in ``tmp``; returns once it answers."""
-    port = int(env_changes.pop("PORT", "0")) or _free_port()
+    port = int(env_changes.pop("PORT", "0")) or free_port()
     env = {
         **os.environ,
         "QALISBALL_ASYNC_MODE": "gevent",

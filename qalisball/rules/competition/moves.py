@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import N_, RuleViolation
+from .schedule import Planned
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,22 @@ class Booking:
     after: tuple[int, ...] = ()  # fixtures whose results it waits for (a knockout's sources, a group's games)
     made: bool = False  # its match is made, or it is over: its place among its teams' games is fixed
     over: bool = False  # played, forfeited or decided: it holds no field, team or official any more
+
+
+def waits_for(game: Planned, plan: Sequence[Planned]) -> tuple[int, ...]:
+    """The fixtures ``game`` waits for: the games whose winner or loser takes a place in it, every game of a
+    group whose rank does, and for a final the third-place match (played first, D76)."""
+    after: list[int] = []
+    for source in (game.home, game.away):
+        if source.winner_of is not None:
+            after.append(source.winner_of)
+        elif source.loser_of is not None:
+            after.append(source.loser_of)
+        elif source.group is not None:
+            after.extend(x.number for x in plan if x.group == source.group and x.stage == "group")
+    if game.stage == "final":
+        after.extend(x.number for x in plan if x.stage == "third_place")
+    return tuple(after)
 
 
 def order_key(starts_ms: int | None, slot: int, number: int) -> tuple[float, int, int]:
