@@ -319,6 +319,14 @@
     var official = Q.data && Q.data.role && Q.data.csrf;
     var socket = io(official ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
     var last = null; // the last whole state received, kept apart from what the page may change
+    // The last log entry handed to handlers.event (each one once, in order): the page was rendered with
+    // every entry up to its own state's.
+    var eventSeq = (Q.data && Q.data.state && Q.data.state.seq) || 0;
+    function gotEvent(e) {
+      if (!e || !handlers.event || (e.seq !== undefined && e.seq <= eventSeq)) return;
+      if (e.seq !== undefined) eventSeq = e.seq;
+      handlers.event(e);
+    }
     var heard = localNow(); // when the server last said anything
     function join() {
       var extra = handlers.join ? handlers.join() : {};
@@ -342,12 +350,14 @@
     });
     socket.on("connect_error", function () { Q.markStale(true); });
     socket.on("state", gotState);
-    socket.on("event", function (e) { heard = localNow(); if (handlers.event) handlers.event(e); });
+    socket.on("event", function (e) { heard = localNow(); gotEvent(e); });
     socket.on("update", function (u) {
       heard = localNow();
-      if (last && u.seq <= last.seq) return; // already shown (a join's answer can overtake it)
+      // A join's answer can overtake the update: its state is already shown, but its event (a goal's
+      // pop-up) is still news.
+      gotEvent(u.event);
+      if (last && u.seq <= last.seq) return;
       var s = u.state || (last && last.seq === u.base ? Q.patched(last, u.patch) : null);
-      if (u.event && handlers.event) handlers.event(u.event);
       if (s) gotState(s);
       else if (!last || u.seq > last.seq) join(); // a change was missed: joining again answers the whole state
     });

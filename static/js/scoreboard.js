@@ -131,6 +131,8 @@
     else if ((e.type === "card" && e.color) || (e.type === "foul" && e.card)) {
       pending = { kind: "card", color: e.color || e.card, team: e.team, player: e.player };
     }
+    // Its state came first (a join answered just after the goal): pop it up with the state shown.
+    if (pending && state && e.seq !== undefined && state.seq >= e.seq) { popup(pending, state); pending = null; }
   }
   function popup(p, s) {
     var box = Q.$("popup");
