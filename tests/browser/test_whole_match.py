@@ -150,6 +150,8 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
     expect(referee.locator("#ends .left")).to_contain_text("Shanghai 上海")
     action(referee, "restart_taken")
     # no taker needed here (issue 13): sent at once, without a player tap
+    # The scorer's console has heard of the kickoff (the clock runs): space pauses, it does not resume.
+    expect(scorer.locator("#clock")).to_have_class("clock")
     scorer.keyboard.press(" ")  # pause
     expect(scorer.locator("#clock")).to_have_class("clock paused")
     expect(board.locator("#paused")).to_have_text("Paused")  # in words on the big screen, not only amber
