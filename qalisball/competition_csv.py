@@ -1,7 +1,8 @@
 """CSV in and out for competitions (C1, API.md): teams' rosters, standings, statistics.
 
-Exports are UTF-8 with a byte-order mark and CRLF line ends, as the match CSV (spreadsheet programs then
-read Chinese names). Imports are read as UTF-8, else GB18030 (D68); every bad line is reported by its
+Exports are UTF-8 with a byte-order mark and CRLF line ends, written by the match CSV's own writer
+(``reports.render.csv_writer``: spreadsheet programs then read Chinese names, and a name such as
+``=1+2 FC`` is text, never a formula: D51, D150). Imports are read as UTF-8, else GB18030 (D68); every bad line is reported by its
 number (the header is line 1) and nothing is imported then.
 """
 
@@ -11,6 +12,8 @@ import csv
 import io
 from collections.abc import Iterable
 from typing import Any
+
+from .reports.render import csv_writer
 
 TEAM_COLUMNS = ["team", "number", "name", "gender"]
 
@@ -31,9 +34,11 @@ def decode(raw: bytes) -> str:
 
 
 def table(columns: list[str], rows: Iterable[dict[str, Any]]) -> str:
-    """A CSV document: the header, then one line per row (missing values empty), with a byte-order mark."""
+    """A CSV document: the header, then one line per row (missing values empty), with a byte-order mark.
+
+    Every cell goes through the one CSV writer of the app, which escapes formulas (D51, D150)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
+    w = csv_writer(buf)
     w.writerow(columns)
     for r in rows:
         w.writerow(["" if r.get(k) is None else r.get(k) for k in columns])
