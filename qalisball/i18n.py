@@ -193,6 +193,7 @@ _JS = {
     "sending_one": _l("sending…"),
     "tap_again_undo": _l("Tap again to undo"),
     "undone": _l("Undone: {what}"),
+    "reopened_notice": _l("The organiser reopened the match: {reason}. Correct what is needed, then collect the signatures again."),
     "voided": _l("voided"),
     "void": _l("Void"),
     "no_player": _l("No player"),
@@ -225,6 +226,10 @@ _JS = {
     "hint_end_line": _l("The ball is dead: log the end-line ball (Ball out: end line)"),
     "hint_stop_first": _l("The ball is in play: log what stopped play first"),
     "hint_take_restart": _l("The restart is still pending: log “Restart taken” first"),
+    # D169: the same, to a role that may not log that call (an assistant has no "Restart taken").
+    "hint_ask_end_line": _l("The ball is dead: the referee logs the end-line ball (Ball out: end line)"),
+    "hint_ask_stop_first": _l("The ball is in play: ask the referee to log what stopped play"),
+    "hint_ask_take_restart": _l("The restart is still pending: the referee logs “Restart taken”"),
     "choose_player": _l("Player"),
     "player_out": _l("Going off"),
     "player_in": _l("Coming on"),

@@ -28,10 +28,10 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 from flask_babel import gettext
 from marshmallow import ValidationError
 
-from . import i18n, rulebook
+from . import i18n, notice_words, rulebook
 from .credentials import csrf_for
 from .field_svg import field_svg
-from .rules import catalogue, engine
+from .rules import catalogue, engine, notices
 from .rules.catalogue import ROLES
 from .rules.common import TEAMS
 from .schemas import parse_event
@@ -391,8 +391,8 @@ def issue_codes(match_id: str) -> Response | tuple[str, int]:
     if not is_organiser(token):
         return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
     for role in dict.fromkeys(request.form.getlist("role")):
-        if role in ROLES:
-            service().issue_token(m, role)
+        if role in ROLES:  # the API's path: the old code's consoles are told and demoted (D158)
+            current_app.extensions["qalisball_live"].reissue(m, role)
     # Post/redirect/get: reloading the page must not revoke the codes just shown.
     return redirect(url_for("pages.officials", match_id=m.id), 303)
 
@@ -430,6 +430,8 @@ def console(match_id: str) -> tuple[str, int] | str:
         multi_attack=m.data["rules"]["multi_attack"],
         rounds=m.setup.rules.shootout_rounds,
         matchday=matchday,
+        # M6, D132: what Undo never offers: the sheet's own events, and the organiser's unless this is the organiser.
+        undo={"not_types": sorted(catalogue.NOT_UNDOABLE), "not_by": [] if role == "organiser" else ["organiser"]},
         codes=[{"code": c.name, "label": gettext(c.label)} for c in catalogue.MISCONDUCT_CODES],
         officials=m.data.get("officials", {}),
     )
@@ -536,7 +538,7 @@ def lineups(match_id: str) -> str:
 def spectator(match_id: str) -> str:
     m = _match(match_id)
     ctx = _public(m, _common(m))
-    entries = timeline(m)
+    entries = timeline(m, ctx["roster"])
     # Each period_start/period_end says which half it begins or ends (the timeline's half markers).
     half = 0
     for i, e in enumerate(entries):
@@ -557,26 +559,52 @@ def spectator(match_id: str) -> str:
     return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
 
 
-def timeline(m: Match) -> list[dict[str, Any]]:
+def timeline(m: Match, roster: dict[str, dict[str, str]] | None = None) -> list[dict[str, Any]]:
     """The events the spectator's timeline shows, in order (the catalogue says which).
 
     They are the events the state is the replay of (``corrections.effective_log``, SPEC D8, M3): a
     corrected event as corrected, a missed call added at its place, nothing voided. A yellow card that
-    is a player's second is marked ``second_yellow`` (SPEC M8: shown as the sending-off it is).
+    is a player's second is marked ``second_yellow`` (SPEC M8: shown as the sending-off it is). A
+    correction that changed a goal is said where the goal was (D163): the row in its place carries
+    ``correction`` (the words of ``notice_words``), shown even if that row is a call the timeline
+    leaves out (the violation that disallowed it); a goal voided outright stays as a struck-out goal.
     """
-    shown: list[dict[str, Any]] = []
+    rows: list[tuple[dict[str, Any], bool]] = []  # (entry, on the timeline by the catalogue)
     for step in engine.replay_steps(m.setup, m.log):  # the engine's own replay: nothing re-derived here
         e = step.entry.public()
-        if not catalogue.on_timeline(e["type"], e):
-            continue
         team, player = e.get("team"), e.get("player")
         if step.before is not None and team in TEAMS and player is not None:
             # The engine sent him off with this card's second yellow (9.3, M8).
             was, now = step.before.teams[team].second_yellow, step.after.teams[team].second_yellow
             if player in now and player not in was:
                 e["second_yellow"] = True
-        shown.append(e)
-    return shown
+        rows.append((e, catalogue.on_timeline(e["type"], e)))
+    return _with_notices(m, rows, roster)
+
+
+def _with_notices(m: Match, rows: list[tuple[dict[str, Any], bool]], roster: dict[str, dict[str, str]] | None) -> list[dict[str, Any]]:
+    """The timeline rows with the corrections of goals in their places (D163)."""
+    found = notices.notices(m.log)
+    if not found:
+        return [e for e, shown in rows if shown]
+    if roster is None:
+        roster = _roster(service().state(m, legal=False))
+    names = {t: m.setup.team(t).name for t in TEAMS}
+    attached = notices.in_force(found, (e["seq"] for e, _ in rows))
+    by_seq = {r.seq: r for r in m.log}
+    out: list[tuple[notices.PlaceKey, dict[str, Any]]] = []
+    for e, shown in rows:
+        n = attached.pop(e["seq"], None)
+        if n is not None:
+            e["correction"] = notice_words.words(n, names, roster)
+        if shown or n is not None:
+            out.append((notices.place_key(e["seq"], by_seq), e))
+    for n in attached.values():  # goals voided outright: no row stands in their place
+        struck = {"seq": n.target, "type": "goal", "team": n.team, "player": n.player, "at_ms": n.at_ms, "voided_by": n.seq}
+        struck["correction"] = notice_words.words(n, names, roster)
+        at = next((i for i, (key, _) in enumerate(out) if key > n.place), len(out))
+        out.insert(at, (n.place, struck))
+    return [e for _, e in out]
 
 
 @bp.get("/matches/<match_id>/timeline.json")
@@ -584,4 +612,15 @@ def timeline_json(match_id: str) -> Response:
     """The spectator's timeline as ``timeline`` makes it, and the log's last seq: the phone page fetches it
     again after a correction or a card rather than re-deriving either (SPEC D8, M3, M8)."""
     m = _match(match_id)
-    return jsonify({"seq": m.seq, "entries": timeline(m)})
+    return jsonify({"seq": m.seq, "entries": timeline(m), "corrections": corrections(m)})
+
+
+def corrections(m: Match) -> list[dict[str, Any]]:
+    """Every correction of the log that changed a goal, in words (D163): the big screen and the overlays
+    pop up the one just made, found by its seq."""
+    found = notices.notices(m.log)
+    if not found:
+        return []
+    names = {t: m.setup.team(t).name for t in TEAMS}
+    roster = _roster(service().state(m, legal=False))
+    return [notice_words.words(n, names, roster) for n in found]

@@ -97,18 +97,18 @@ class EngineMatch:
         self.log.append(Row(self.seq + 1, event.type, event.fields(), self.now, at_ms=stored_at, by=by))
         return self.state()
 
-    def correct(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    def correct(self, kind: str, fields: dict[str, Any], by: str = "referee") -> dict[str, Any]:
         """A correction (``void``, ``amend`` or ``insert``, SPEC D8 and M3): the state is the replay with it in place."""
-        row = Row(self.seq + 1, kind, fields, self.now, at_ms=game_time(self.engine_state, self.now))
+        row = Row(self.seq + 1, kind, fields, self.now, at_ms=game_time(self.engine_state, self.now), by=by)
         self.engine_state, log = correct(self.engine_state, self.log, row)
         self.log = [*log, row]
         return self.state()
 
-    def correction_refused(self, kind: str, fields: dict[str, Any], rule: str = "D8") -> RuleViolation:
+    def correction_refused(self, kind: str, fields: dict[str, Any], rule: str = "D8", by: str = "referee") -> RuleViolation:
         """A correction the rules refuse: nothing changes."""
         before, log = self.engine_state.copy(), list(self.log)
         with pytest.raises(RuleViolation) as refusal:
-            self.correct(kind, fields)
+            self.correct(kind, fields, by)
         assert refusal.value.rule == rule, refusal.value
         assert self.engine_state == before and self.log == log
         return refusal.value

@@ -122,6 +122,43 @@ def test_M4_the_same_goal_from_a_second_official_is_answered_as_a_duplicate(matc
     assert raw(match, {"type": "goal", "team": "home"}, match.tokens["assistant1"]).status_code == 409
 
 
+def test_M4_D167_the_assistants_goal_2_s_after_the_referees_is_the_duplicate(match: MatchDriver, clock: FakeClock) -> None:
+    """Issue 19.4: once the referee's goal has arrived, the assistant's consoles keep Goal offered (the
+    officials' ``legal`` names the open call) and his goal is answered "already logged by" the referee."""
+    live(match)
+    first = match.post({"type": "goal", "team": "home", "player": 3})
+    until = first["state"]["last_at_ms"] + 10_000
+    assert first["state"]["legal"]["duplicates"] == [
+        {"call": "goal", "type": "goal", "team": "home", "by": "referee", "seq": first["seq"], "until_ms": until}
+    ]
+    assert match.state()["legal"]["duplicates"][0]["seq"] == first["seq"]  # a console that (re)joins reads it too
+    clock.advance(2_000)
+    r = raw(match, {"type": "goal", "team": "home"}, match.tokens["assistant1"])
+    assert r.status_code == 200 and r.get_json()["duplicate_of"] == first["seq"] and r.get_json()["by"] == "referee"
+    assert len(match.events()) == first["seq"]
+
+
+def test_M4_D167_a_pause_at_the_goal_keeps_the_assistants_goal_a_duplicate(match: MatchDriver, clock: FakeClock) -> None:
+    live(match)
+    first = match.post({"type": "goal", "team": "home", "player": 3})
+    match.post({"type": "clock", "action": "pause"})
+    clock.advance(45_000)  # game time stands while paused
+    r = raw(match, {"type": "goal", "team": "home", "player": 3}, match.tokens["assistant2"])
+    assert r.status_code == 200 and r.get_json()["duplicate_of"] == first["seq"]
+    match.post({"type": "clock", "action": "resume"})
+    clock.advance(10_001)  # 10 s of play after the goal: a goal now is a new call, refused while the kickoff waits
+    r = raw(match, {"type": "goal", "team": "home"}, match.tokens["assistant2"])
+    assert r.status_code == 409 and r.get_json()["rule"] == "7.1"
+
+
+def test_D169_a_refusal_because_the_ball_is_dead_names_the_call_to_log_first(match: MatchDriver) -> None:
+    live(match)
+    match.post({"type": "goal", "team": "home", "player": 3})
+    out = {"type": "violation", "kind": "ball_out_side", "team": "home", "spot": {"x": 20, "y": -1}}
+    r = raw(match, out, match.tokens["assistant1"])
+    assert r.status_code == 409 and r.get_json()["next_call"] == "restart_taken"
+
+
 def test_M4_a_ball_out_seen_by_both_assistants(match: MatchDriver) -> None:
     live(match)
     out = {"type": "violation", "kind": "ball_out_side", "team": "home", "spot": {"x": 20, "y": -1}}
@@ -224,6 +261,38 @@ def test_M6_the_sheet_over_the_wire(match: MatchDriver, client: FlaskClient) -> 
     r = raw(match, {"type": "reopen", "reason": "the scorer's number was wrong"}, ADMIN)
     assert r.status_code == 201 and r.get_json()["state"]["locked"] is False and r.get_json()["state"]["signatures"] == []
     assert match.events()[-1]["by"] == "organiser"
+
+
+def test_M6_D132_the_referee_cannot_undo_the_organisers_reopen(match: MatchDriver, client: FlaskClient) -> None:
+    """Issue 19.1: the referee's void of the reopen answered 201 and locked the match again, old signatures and all."""
+    live(match)
+    match.post({"type": "goal", "team": "home", "player": 3})
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.run_out_half()
+    match.post({"type": "confirm", "period": 2})
+    match.post({"type": "sign", "as": "referee", "name": "Zhang 张", "signature": PNG})
+    r = raw(match, {"type": "reopen", "reason": "the scorer's number was wrong"}, ADMIN)
+    reopen = r.get_json()["seq"]
+    sign = reopen - 1
+    before = match.events()
+    for target in (reopen, sign, reopen - 2):  # the reopen, the signature, the confirmation
+        for body in (
+            {"type": "void", "target": target, "reason": "undo"},
+            {"type": "amend", "target": target, "event": {"type": "goal", "team": "home", "player": 3}},
+        ):
+            r = raw(match, body, match.tokens["referee"])
+            assert r.status_code == 409 and r.get_json()["rule"] == "M6", (target, r.get_json())
+    assert "organiser" in raw(match, {"type": "void", "target": reopen}, match.tokens["referee"]).get_json()["message"]
+    zh = client.post(
+        f"/api/matches/{match.id}/events?lang=zh",
+        json={"type": "void", "target": reopen, "reason": "undo"},
+        headers={"Authorization": f"Bearer {match.tokens['referee']}"},
+    )
+    assert zh.status_code == 409 and "组织者" in zh.get_json()["message"]
+    assert match.events() == before
+    state = client.get(f"/api/matches/{match.id}").get_json()
+    assert state["locked"] is False and state["signatures"] == []
 
 
 def test_M7_notes_and_card_reasons(match: MatchDriver) -> None:

@@ -7,8 +7,11 @@ reopen) is in tests/test_api_match_day.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from qalisball.rules.errors import RuleViolation
 from qalisball.rules.events import (
     Card,
     ClockChange,
@@ -292,6 +295,47 @@ def test_M6_signatures_once_finished_and_the_referee_locks_the_match(match: Engi
     s = match.post(Reopen("wrong scorer on the sheet"))
     assert not s["locked"] and s["signatures"] == []
     match.refused(Reopen("again"), "M6")
+
+
+def test_M6_D132_the_sheet_is_corrected_forwards_never_undone(match: EngineMatch) -> None:
+    """Issue 19.1: undoing the organiser's reopen locked the match again with the old signatures."""
+    finished(match)
+    confirm = match.seq + 1
+    match.post(Confirm(2))
+    sign = match.seq + 1
+    match.post(Sign("referee", "裁判 Referee"))
+    reopen = match.seq + 1
+    s = match.post(Reopen("wrong scorer on the sheet"), by="organiser")
+    assert not s["locked"]
+    # Neither the referee's Undo nor an amend takes the reopen back: the match stays open, unsigned.
+    refusal = match.correction_refused("void", {"target": reopen, "reason": "undo"}, rule="M6")
+    assert refusal.params["type"] == "reopen"
+    match.correction_refused("amend", {"target": reopen, "event": {"type": "note", "text": "x"}}, rule="M6")
+    # Signatures and confirmations are the sheet too: the referee signs again instead.
+    match.correction_refused("void", {"target": sign, "reason": "undo"}, rule="M6")
+    match.correction_refused("void", {"target": confirm, "reason": "undo"}, rule="M6")
+    assert not match.state()["locked"]
+    assert match.post(Sign("referee", "裁判 Referee"))["locked"]
+
+
+def test_M6_D132_only_the_organiser_undoes_the_organisers_events(match: EngineMatch) -> None:
+    from qalisball.rules.corrections import check_correction
+
+    finished(match)
+    match.post(Sign("referee", "Referee"))
+    match.post(Reopen("late card"), by="organiser")
+    reopen = match.log[-1]
+    match.post(Note("after the reopen"))
+    for role in ("referee", "assistant1", "scorer"):
+        with pytest.raises(RuleViolation) as refusal:
+            check_correction(match.log, "void", {"target": reopen.seq}, role)
+        assert refusal.value.rule == "M6"
+    # An ordinary call of the organiser's (a note, say) is the organiser's to undo.
+    organisers_note = dataclasses.replace(match.log[-1], by="organiser")
+    with pytest.raises(RuleViolation) as refusal:
+        check_correction([*match.log[:-1], organisers_note], "void", {"target": organisers_note.seq}, "referee")
+    assert "only the organiser" in refusal.value.template
+    check_correction([*match.log[:-1], organisers_note], "void", {"target": organisers_note.seq}, "organiser")
 
 
 def test_M6_an_abandoned_match_is_signed_too(match: EngineMatch) -> None:

@@ -71,6 +71,9 @@ class EventType:
     key: str | None = None  # console keyboard key (types without variants)
     variant_param: str | None = None  # the field that names the variant ("kind", "color", "action")
     variants: tuple[Variant, ...] = ()
+    # M6: the score sheet's own events (confirmations, signatures, the reopen) are never undone or
+    # amended: a correction of the sheet is a new ``reopen`` and new signatures (D132).
+    undoable: bool = True
 
     def variant(self, name: str) -> Variant | None:
         return next((v for v in self.variants if v.name == name), None)
@@ -323,7 +326,14 @@ MATCH_DAY: tuple[EventType, ...] = (
         timeline=False,
     ),
     EventType(
-        "confirm", ev.Confirm, (Param("period", "period", required=True),), REFEREE, N_("Score confirmed"), "M6", timeline=False
+        "confirm",
+        ev.Confirm,
+        (Param("period", "period", required=True),),
+        REFEREE,
+        N_("Score confirmed"),
+        "M6",
+        timeline=False,
+        undoable=False,
     ),
     EventType(
         "sign",
@@ -337,13 +347,24 @@ MATCH_DAY: tuple[EventType, ...] = (
         N_("Signature"),
         "M6",
         timeline=False,
+        undoable=False,
     ),
-    EventType("reopen", ev.Reopen, (Param("reason", "text", required=True, max_length=500),), ORGANISER, N_("Reopened"), "M6"),
+    EventType(
+        "reopen",
+        ev.Reopen,
+        (Param("reason", "text", required=True, max_length=500),),
+        ORGANISER,
+        N_("Reopened"),
+        "M6",
+        undoable=False,
+    ),
 )
 
 BY_TYPE: dict[str, EventType] = {t.type: t for t in (*CATALOGUE, *MATCH_DAY)}
 # What an amend or insert may carry: the calls of the match, not another correction or the sheet.
 CORRECTABLE = frozenset(t.type for t in CATALOGUE) - {"void"}
+# M6, D132: what no void or amend may target (the console's Undo never offers them).
+NOT_UNDOABLE = frozenset(t.type for t in (*CATALOGUE, *MATCH_DAY) if not t.undoable)
 
 
 def may_log(role: str, event_type: str, variant: object = None) -> bool:

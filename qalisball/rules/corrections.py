@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from .catalogue import CORRECTABLE
+from .catalogue import CORRECTABLE, NOT_UNDOABLE
 from .errors import N_, RuleViolation
 
 # M4: a second official's call of the same goal or ball-out within this much game time.
@@ -133,12 +133,17 @@ def _embed(row: R, body: Mapping[str, Any], at_ms: int | None, received_ms: int)
     return dataclasses.replace(row, type=body["type"], fields=fields, at_ms=at_ms, received_ms=received_ms)  # type: ignore[type-var]
 
 
-def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any]) -> None:
-    """D8, M3: what a void or an amend may target (its existence is checked by the caller: 404)."""
+# The role of the installation's organiser token (catalogue.ORGANISER): whose events only it may change.
+_ORGANISER = "organiser"
+
+
+def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any], by: str | None = None) -> None:
+    """D8, M3, M6: what a void or an amend by ``by`` may target (its existence is checked by the caller: 404)."""
     if event_type not in ("void", "amend"):
         return
     rows = {e.seq: e for e in log}
     target = rows[int(fields["target"])]
+    _check_sheet_and_owner(target, by)
     if target.type == "void":
         raise RuleViolation(
             "D8", N_("event {target} is a void: a void cannot be voided; log the event again"), {"target": target.seq}
@@ -164,18 +169,50 @@ def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any
         )
 
 
+def _check_sheet_and_owner(target: Row, by: str | None) -> None:
+    """M6, D132: the score sheet is corrected forwards, never undone; an organiser's event is the organiser's.
+
+    Undoing a reopen would lock the match again with the old signatures; undoing a signature or a
+    confirmation would change a sheet that others signed. A correction of the sheet is a new ``reopen``
+    and new signatures. ``by`` None (the engine's own replays) checks the sheet only.
+    """
+    params = {"target": target.seq, "type": target.type}
+    if target.type in NOT_UNDOABLE:
+        raise RuleViolation(
+            "M6",
+            N_(
+                "event {target} ({type}) is part of the score sheet and is not undone: to correct the sheet, "
+                "the organiser reopens the match and the officials sign again"
+            ),
+            params,
+        )
+    if by is not None and target.by == _ORGANISER and by != _ORGANISER:
+        raise RuleViolation(
+            "M6", N_("event {target} ({type}) was logged by the organiser: only the organiser may undo it"), params
+        )
+
+
+def last_call(log: Iterable[R]) -> R | None:
+    """The last entry that says something about the play: notes (D35) and pausing or resuming the clock
+    (D167: the referee often stops the clock at a goal) come between a call and its duplicate (M4)."""
+    return next((e for e in reversed(list(log)) if not _beside_the_play(e)), None)
+
+
+def _beside_the_play(e: Row) -> bool:
+    return e.type == "note" or (e.type == "clock" and e.fields.get("action") in ("pause", "resume"))
+
+
 def duplicate_of(log: Iterable[R], by: str, event_type: str, fields: Mapping[str, Any], at_ms: int | None) -> R | None:
     """M4: the call another official logged just before, if this one is the same call seen twice.
 
     Same type (a goal, or a ball out of the same kind) and team, the player the same or missing in
-    one of them, the last thing logged, by another official, within 10 s of game time.
+    one of them, the last call logged (``last_call``), by another official, within 10 s of game time.
     """
     if event_type not in ("goal", "violation"):
         return None
     if event_type == "violation" and fields.get("kind") not in _DUPLICABLE_KINDS:
         return None
-    rows = list(log)
-    last = next((e for e in reversed(rows) if e.type not in ("note",)), None)
+    last = last_call(log)
     if last is None or last.by == by or last.voided_by is not None or last.type != event_type:
         return None
     if last.fields.get("team") != fields.get("team") or last.fields.get("kind") != fields.get("kind"):

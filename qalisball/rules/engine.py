@@ -67,6 +67,12 @@ RESTART_WORDS: dict[RestartType, str] = {
     "free_kick": N_("free kick"),
     "penalty": N_("penalty"),
 }
+# D169: what a refusal because the ball is dead or in play asks to be logged first (the refusal's
+# ``next_call``: a console call, or "stoppage" for any call that stops play). Each console turns it into
+# a hint naming only what its role may log (the catalogue's ``who``), "ask the referee" otherwise.
+NEXT_RESTART: dict[str, object] = {"next_call": "restart_taken"}
+NEXT_END_LINE: dict[str, object] = {"next_call": "ball_out_end"}
+NEXT_STOPPAGE: dict[str, object] = {"next_call": "stoppage"}
 # A tapped spot may be a little off the area line on a tablet: an area entry within this distance
 # of the area still counts (metres).
 AREA_TAP_TOLERANCE = 0.5
@@ -153,6 +159,13 @@ def insert_point(setup: MatchSetup, log: Iterable[L], at_ms: int) -> int | None:
     return point
 
 
+def locked_refusal() -> RuleViolation:
+    """M6: what every change of a signed (locked) match is answered, but the organiser's ``reopen``."""
+    return RuleViolation(
+        "M6", N_("the score sheet is signed and the match locked: the organiser must reopen it before any change")
+    )
+
+
 def correct(state: MatchState, log: Sequence[L], row: L) -> tuple[MatchState, list[L]]:
     """The state with the correction ``row`` (a void, amend or insert) in place (D8, M3), and the log
     before ``row`` with the voided or replaced event marked (the caller appends ``row`` once stored).
@@ -161,10 +174,8 @@ def correct(state: MatchState, log: Sequence[L], row: L) -> tuple[MatchState, li
     amend's or insert's own event that is illegal at its place is refused as posting it there would be.
     """
     if state.locked:
-        raise RuleViolation(
-            "M6", N_("the score sheet is signed and the match locked: the organiser must reopen it before any change")
-        )
-    check_correction(log, row.type, row.fields)
+        raise locked_refusal()
+    check_correction(log, row.type, row.fields, row.by)
     target = row.fields.get("target")
     new_log = [dataclasses.replace(e, voided_by=row.seq) if e.seq == target else e for e in log]  # type: ignore[type-var]
     try:
@@ -336,9 +347,7 @@ def _apply_in_place(s: MatchState, event: Event, now: int, at_ms: int | None = N
     if isinstance(event, Void | Amend | Insert):
         raise TypeError("corrections are applied by replaying the log with them in place (rules/corrections.py)")
     if s.locked and not isinstance(event, Reopen):
-        raise RuleViolation(
-            "M6", N_("the score sheet is signed and the match locked: the organiser must reopen it before any change")
-        )
+        raise locked_refusal()
     if s.phase == "abandoned" and not isinstance(event, _SHEET):
         raise RuleViolation("4.2", N_("the match was abandoned ({reason})"), {"reason": s.abandon_reason})
     if at_ms is not None and s.phase not in HALVES and not isinstance(event, _SHEET):
@@ -513,7 +522,7 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
     _require_half(s, "10.1", N_("a restart"))
     r = s.restart
     if s.ball == "live" or r is None:
-        raise RuleViolation("10.1", N_("no restart is pending: the ball is in play"))
+        raise RuleViolation("10.1", N_("no restart is pending: the ball is in play"), details=NEXT_STOPPAGE)
     rule, what = RESTART_RULE[r.type], RESTART_WORDS[r.type]
     if ev.team != r.team:
         raise RuleViolation(
@@ -565,7 +574,9 @@ def _goal(ev: Goal, s: MatchState, now: int) -> None:
     if ev.player is not None and ev.player not in s.teams[ev.team].on_field:
         raise RuleViolation("7.1", N_("#{player} of {team} is not on the field"), {"player": ev.player, "team": ev.team})
     if ev.direct and s.restart_in_play is not None and s.restart_in_play.type == "end_line":
-        raise RuleViolation("10.4", N_("a bottle knocked down straight from an end-line ball does not count"))
+        raise RuleViolation(
+            "10.4", N_("a bottle knocked down straight from an end-line ball does not count"), details=NEXT_END_LINE
+        )
     s.score[ev.team] += 1
     s.last_goal_at = now
     _stop(s, "free")  # after a goal both teams may substitute (11.2)
@@ -1001,6 +1012,7 @@ def _require_live(s: MatchState, rule: str, what: str) -> None:
             rule,
             N_("the ball is dead ({restarting}'s {restart} is pending): {what} needs the ball in play"),
             {"restarting": s.restart.team, "restart": RESTART_WORDS[s.restart.type], "what": what},
+            NEXT_RESTART,
         )
 
 

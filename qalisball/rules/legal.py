@@ -7,16 +7,22 @@ shows this refusal; the server still judges the exact event when it is posted (a
 or spot can be refused where the representative one was not).
 
 The answer's shape is documented in docs/api-extras.md ("What may be called now").
+
+``legal`` is the same for every official (one state is sent to all consoles). What differs by role is
+M4's window (D167): for 10 s of game time after a goal or a ball out, the other officials may log the
+same call and are answered "already logged by …". ``duplicate_windows(log)`` says which call is open,
+and ``for_role(legal, role, game_ms)`` is the verdicts one role's console shows (static/js/console/legal.js
+does the same).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import engine
+from . import corrections, engine
 from . import field as geo
-from .catalogue import CARD_COLORS, VIOLATION_KINDS
+from .catalogue import CARD_COLORS, VIOLATION_KINDS, may_log
 from .common import TEAMS, Team
 from .errors import N_, InvalidEvent, RuleViolation
 from .events import (
@@ -31,6 +37,7 @@ from .events import (
     Foul,
     Goal,
     Injury,
+    Note,
     PeriodEnd,
     PeriodStart,
     RestartTaken,
@@ -64,6 +71,8 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
                     "message": refusal.message,
                     "template": refusal.template,
                     "params": _jsonable(refusal.params),
+                    # D169: what the refusal asks to be logged first, if anything (the console's hint).
+                    **({"next_call": refusal.details["next_call"]} if "next_call" in refusal.details else {}),
                 }
             )
         return index[key]
@@ -97,7 +106,9 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     calls["shootout_start"] = verdict(_shootout_start(state))
     calls["shootout_kick"] = per_team(lambda t: ShootoutKick(t, False))
     calls["abandon"] = verdict(Abandon("-"))
-    calls["void"] = True  # the service judges a void against the log (D8)
+    # The service judges a void's target against the log (D8, M6); a locked match takes none (M6).
+    calls["void"] = verdict(engine.locked_refusal()) if state.locked else True
+    calls["note"] = verdict(Note("-"))
     came_on = {t: sorted(n for team, n in state.stoppage.came_on if team == t) if state.ball == "dead" else [] for t in TEAMS}
     restart = state.restart
     return {
@@ -106,6 +117,38 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
         "came_on": came_on,
         "taker_required": restart is not None and restart.type == "penalty",
     }
+
+
+def duplicate_windows(log: Iterable[corrections.Row]) -> list[dict[str, Any]]:
+    """M4, D167: the call just logged that the other officials may still log, answered as its duplicate.
+
+    ``[{"call", "type", "team", "by", "seq", "until_ms"}]`` (empty or one): the last call, when
+    ``corrections.duplicate_of`` would take the same call from another official as a duplicate of it;
+    open until ``until_ms`` of game time (the call's ``at_ms`` + 10 s). The game clock stands while
+    paused, so the window does too; anything logged after the call closes it.
+    """
+    rows = list(log)
+    last = corrections.last_call(rows)
+    # Whoever else logs the same call (any name but the first official's): is it a duplicate?
+    if last is None or corrections.duplicate_of(rows, "", last.type, last.fields, last.at_ms) is not last:
+        return []
+    until = None if last.at_ms is None else last.at_ms + corrections.DUPLICATE_WINDOW_MS
+    call = str(last.fields["kind"]) if last.type == "violation" else last.type
+    return [{"call": call, "type": last.type, "team": last.fields["team"], "by": last.by, "seq": last.seq, "until_ms": until}]
+
+
+def for_role(legal: Mapping[str, Any], role: str, game_ms: int | None) -> dict[str, Any]:
+    """``legal`` as ``role``'s console reads it at game time ``game_ms``: M4's open call offered (D167).
+
+    A call just logged by another official stays offered to each official who may log it (the
+    catalogue's ``who``) while its window is open: the server answers it "already logged by …".
+    """
+    calls = {k: dict(v) if isinstance(v, dict) else v for k, v in legal["calls"].items()}
+    for w in legal.get("duplicates", []):
+        open_now = w["until_ms"] is None or (game_ms is not None and game_ms <= w["until_ms"])
+        if w["by"] != role and open_now and may_log(role, w["type"], w["call"]) and w["call"] in calls:
+            calls[w["call"]][w["team"]] = True
+    return {**legal, "calls": calls}
 
 
 def _violation_maker(state: MatchState, kind: str) -> Callable[[Team], Event]:

@@ -213,11 +213,14 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     signatures = [e["signature"] for e in server.events(match_id) if e["type"] == "sign"]
     assert len(signatures) == 3
     assert all(s.startswith("data:image/png;base64,") and len(s) <= 100 * 1024 for s in signatures)
-    # Nothing more is accepted: the note is refused citing M6.
-    assistant.locator("#note-open").click()
-    assistant.locator("#note-text").fill("after the lock")
-    assistant.locator("#note-save").click()
-    expect(assistant.locator("#notice-rule")).to_have_text("Refused by rule M6")
+    # Nothing more is accepted (M6): Note and Undo are greyed, the note's reason says why.
+    expect(assistant.locator("#note-open")).to_be_disabled()
+    expect(assistant.locator("#note-open")).to_have_attribute("title", re.compile("locked"))
+    expect(referee.locator("#undo")).to_be_disabled()
+    expect(referee.locator("#undo")).to_have_text("Nothing to undo")
+    # A stale refusal from while it was locked (a call pressed anyway) is replaced by the reopen below.
+    referee.locator('[data-action="goal"]').click(force=True)
+    expect(referee.locator("#notice-rule")).to_contain_text("M6")
 
     # M6: the organiser reopens the match, with a reason, from the officials' page.
     organiser = devices.open(f"/matches/{match_id}/officials?token={ADMIN}")
@@ -231,6 +234,16 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     expect(referee.locator("#lock-banner")).to_be_hidden()
     expect(referee.locator('#sign-list [data-sign="referee"]')).to_be_visible()  # to be signed again
     assert server.last_event(match_id, "reopen")["type"] == "reopen" and server.state(match_id)["locked"] is False
+    # Issue 19.1 (D132): the reopen and its reason replace the stale M6 refusal; Undo never offers the
+    # organiser's reopen (nor the signatures): it offers the last call of the match instead.
+    expect(referee.locator("#notice")).to_have_class(re.compile(r"\bdecision\b"))
+    expect(referee.locator("#notice-msg")).to_contain_text("Scorer's number to check")
+    expect(referee.locator("#undo")).not_to_contain_text("Reopened")
+    expect(referee.locator("#undo")).not_to_contain_text("Signature")
+    expect(referee.locator("#undo")).not_to_contain_text("Score confirmed")
+    expect(referee.locator("#note-open")).to_be_enabled()
+    reopen = server.last_event(match_id, "reopen")
+    assert not referee.locator(f'#log li[data-seq="{reopen["seq"]}"] [data-void]').count()
 
 
 def test_devices_the_referee_and_the_organiser_see_the_consoles_and_a_shared_role(devices: Devices, server: Server) -> None:

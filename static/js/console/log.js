@@ -1,7 +1,7 @@
 /* The event log, the waiting calls, Undo (two taps: the first arms it for 6 s) and the notices that
  * tell the engine's decisions and refusals. A tap on an event opens its menu: correct it, add a
  * missed call after it, disallow a goal (fix.js), or write a note about it (notes.js). */
-import { D, Q, T, V, allowed, hooks, live, may } from "./page.js";
+import { CALLS, D, Q, T, V, allowed, hooks, live, may } from "./page.js";
 import { describe, entryEvent, entryTime, isVoided, undoWhat, voidedWhat } from "./entries.js";
 import * as queue from "./queue.js";
 import { reasonText, ruleTitle, verdict } from "./legal.js";
@@ -38,9 +38,18 @@ function maySecondYellow(e) {
 let armed = null; // a void waiting for its confirming second tap: {seq, button, timer}
 const undoBtn = Q.$("undo");
 
+/* M6, D132 (the engine's catalogue, handed over as page data): the score sheet's events and the
+ * organiser's are never undone from a console; a locked match takes no void at all. */
+const UNDO = D.undo || { not_types: [], not_by: [] };
+function undoable(e) {
+  return e.type !== "void" && e.voided_by === null && UNDO.not_types.indexOf(e.type) < 0 && UNDO.not_by.indexOf(e.by) < 0;
+}
+function locked() { return !!(live.view && live.view.locked); }
+
 function lastVoidable() {
+  if (locked()) return null;
   for (let i = live.log.length - 1; i >= 0; i--) {
-    if (live.log[i].type !== "void" && live.log[i].voided_by === null) return live.log[i];
+    if (undoable(live.log[i])) return live.log[i];
   }
   return null;
 }
@@ -48,6 +57,7 @@ function lastVoidable() {
 let openSeq = null; // the log entry whose menu is open
 
 export function drawUndo() {
+  drawNoteOpen();
   if (!undoBtn) return;
   const queued = queue.cancellable();
   if (queued) {
@@ -67,6 +77,15 @@ export function drawUndo() {
   undoBtn.setAttribute("data-target", e ? e.seq : "");
 }
 
+/* The Note button follows `legal` like every call: greyed, with the engine's reason, once locked (M6). */
+function drawNoteOpen() {
+  const b = Q.$("note-open");
+  if (!b) return;
+  const v = verdict(live.view, "note", null);
+  b.disabled = v.ok === false || live.revoked;
+  b.title = v.ok === false && v.reason ? reasonText(v.reason) : "";
+}
+
 export function drawLog() {
   let html = "";
   const q = queue.load();
@@ -81,7 +100,7 @@ export function drawLog() {
   for (let i = live.log.length - 1; i >= 0; i--) {
     const e = live.log[i];
     const voided = isVoided(e);
-    const canVoid = allowed.has("void") && e.voided_by === null && e.type !== "void" && !live.revoked;
+    const canVoid = allowed.has("void") && undoable(e) && !locked() && !live.revoked;
     const isArmed = armed && armed.seq === e.seq && armed.button !== undoBtn;
     const sy = secondSeqs.has(e.seq);
     html += '<li class="' + (voided ? "voided" : "") + (sy ? " second-yellow" : "") + (openSeq === e.seq ? " open" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
@@ -104,7 +123,7 @@ function menu(e) {
   if (o.amend) h += '<button type="button" class="act small" data-fix="amend">' + Q.esc(T.fix_correct) + "</button>";
   if (o.insert) h += '<button type="button" class="act small" data-fix="insert">' + Q.esc(T.fix_add_after) + "</button>";
   if (o.disallow) h += '<button type="button" class="act small stop" data-fix="disallow">' + Q.esc(T.fix_disallow) + "</button>";
-  if (may.note && e.type !== "void" && !live.revoked) h += '<button type="button" class="act small" data-note-about="1">' + Q.esc(T.note_about) + "</button>";
+  if (may.note && e.type !== "void" && !locked() && !live.revoked) h += '<button type="button" class="act small" data-note-about="1">' + Q.esc(T.note_about) + "</button>";
   return h ? '<div class="entry-menu">' + h + "</div>" : "";
 }
 
@@ -113,6 +132,9 @@ export function addEntry(e) {
   if (live.log.some((x) => x.seq === e.seq)) return;
   if (live.log.length && e.seq > live.log[live.log.length - 1].seq + 1) { resyncLog(); return; }
   live.log.push(e);
+  // M6: a reopen arriving live replaces whatever the console said while the match was locked (a
+  // refusal citing M6 would otherwise stay up) with the organiser's reason.
+  if (e.type === "reopen") notice({ kind: "decision", rule: "M6", title: V.event.reopen, msg: Q.fmt(T.reopened_notice, { reason: e.reason }) });
   if (e.type === "void" || e.type === "amend") live.log.forEach((x) => { if (x.seq === e.target) x.voided_by = e.seq; });
   if (maySecondYellow(e)) refreshSecondYellows();
   drawLog();
@@ -188,17 +210,21 @@ Q.$("notice-action").addEventListener("click", () => {
 export function hideNotice() { Q.show("notice", false); }
 Q.$("notice-close").addEventListener("click", hideNotice);
 
-/* Issue 13: after a refusal because the ball is dead or in play, what to call next. Derived from the
- * refusal's English template (the engine's msgid: `legal`'s reasons carry it; a server refusal carries
- * its English text as `message`, or `message_en` in another language). A refusal not listed gets none. */
-const HINTS = [
-  [/^a bottle knocked down straight from an end-line ball/, "hint_end_line"], // 10.4: the ball went out
-  [/^no restart is pending: the ball is in play/, "hint_stop_first"], // 10.1: a restart while live
-  [/^the ball is dead \(/, "hint_take_restart"], // a live-ball call while a restart is pending
-];
-export function hintFor(englishText) {
-  const h = HINTS.find(([re]) => re.test(englishText || ""));
-  return h ? T[h[1]] : "";
+/* Issue 13, D169: after a refusal because the ball is dead or in play, what to log first: the engine's
+ * `next_call` (on `legal`'s reasons and on a 409). Named only to a role that may log it (the catalogue's
+ * `who`: page data `allowed`); any other role is told to ask the referee. A refusal without one gets none. */
+const HINTS = {
+  restart_taken: ["hint_take_restart", "hint_ask_take_restart"],
+  ball_out_end: ["hint_end_line", "hint_ask_end_line"],
+  stoppage: ["hint_stop_first", "hint_ask_stop_first"], // any call that stops play: a violation or a foul
+};
+function mayLog(call) {
+  if (call !== "stoppage") return allowed.has(call);
+  return Object.keys(CALLS).some((c) => allowed.has(c) && (CALLS[c].type === "violation" || CALLS[c].type === "foul"));
+}
+export function hintFor(nextCall) {
+  const h = HINTS[nextCall];
+  return h ? T[h[mayLog(nextCall) ? 0 : 1]] : "";
 }
 
 /* A greyed call pressed: the engine's own reason, with its rule, in the page's language. */
@@ -206,7 +232,7 @@ export function refusedHere(what, reason) {
   if (!reason) return;
   notice({
     kind: "refusal", rule: Q.fmt(T.not_now_rule, { rule: reason.rule }), title: ruleTitle(reason.rule),
-    msg: what + " — " + reasonText(reason), hint: hintFor(reason.template || reason.message),
+    msg: what + " — " + reasonText(reason), hint: hintFor(reason.next_call),
   });
 }
 
@@ -218,10 +244,9 @@ export function refused(data, body, queued) {
   let msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + ((data && data.message) || "");
   const fields = flattenFields(data && data.fields, "", []);
   if (fields.length) msg += T.colon + fields.join("; ");
-  const english = data && data.error === "rule" ? data.message_en || data.message : "";
   // SPEC M1: a call queued offline arrives after another official's later call. It was made, so it is
   // not simply lost: the referee may add it as a missed call at its own time (M3); others are told so.
-  let action = null, hint = hintFor(english);
+  let action = null, hint = hintFor(data && data.next_call);
   // The server says where it fits (`fits_after`, the engine's replay); offered only in the half it was
   // stamped in, and for calls the builder can rebuild (not the clock's own controls).
   const anchor = data && typeof data.fits_after === "number" ? live.log.find((x) => x.seq === data.fits_after) : null;
