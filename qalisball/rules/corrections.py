@@ -137,13 +137,13 @@ def _embed(row: R, body: Mapping[str, Any], at_ms: int | None, received_ms: int)
 _ORGANISER = "organiser"
 
 
-def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any], by: str | None = None) -> None:
-    """D8, M3, M6: what a void or an amend by ``by`` may target (its existence is checked by the caller: 404)."""
+def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any], role: str | None = None) -> None:
+    """D8, M3, M6: what a void or an amend sent by ``role`` may target (its existence is checked by the caller: 404)."""
     if event_type not in ("void", "amend"):
         return
     rows = {e.seq: e for e in log}
     target = rows[int(fields["target"])]
-    _check_sheet_and_owner(target, by)
+    _check_sheet_and_owner(target, role)
     if target.type == "void":
         raise RuleViolation(
             "D8", N_("event {target} is a void: a void cannot be voided; log the event again"), {"target": target.seq}
@@ -169,12 +169,12 @@ def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any
         )
 
 
-def _check_sheet_and_owner(target: Row, by: str | None) -> None:
+def _check_sheet_and_owner(target: Row, role: str | None) -> None:
     """M6, D132: the score sheet is corrected forwards, never undone; an organiser's event is the organiser's.
 
     Undoing a reopen would lock the match again with the old signatures; undoing a signature or a
     confirmation would change a sheet that others signed. A correction of the sheet is a new ``reopen``
-    and new signatures. ``by`` None (the engine's own replays) checks the sheet only.
+    and new signatures. ``role`` None (the engine's own replays) checks the sheet only.
     """
     params = {"target": target.seq, "type": target.type}
     if target.type in NOT_UNDOABLE:
@@ -186,7 +186,7 @@ def _check_sheet_and_owner(target: Row, by: str | None) -> None:
             ),
             params,
         )
-    if by is not None and target.by == _ORGANISER and by != _ORGANISER:
+    if role is not None and target.by == _ORGANISER and role != _ORGANISER:
         raise RuleViolation(
             "M6", N_("event {target} ({type}) was logged by the organiser: only the organiser may undo it"), params
         )
