@@ -582,7 +582,9 @@ def timeline(m: Match, roster: dict[str, dict[str, str]] | None = None) -> list[
     return _with_notices(m, rows, roster)
 
 
-def _with_notices(m: Match, rows: list[tuple[dict[str, Any], bool]], roster: dict[str, dict[str, str]] | None) -> list[dict[str, Any]]:
+def _with_notices(
+    m: Match, rows: list[tuple[dict[str, Any], bool]], roster: dict[str, dict[str, str]] | None
+) -> list[dict[str, Any]]:
     """The timeline rows with the corrections of goals in their places (D163)."""
     found = notices.notices(m.log)
     if not found:

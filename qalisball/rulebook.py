@@ -201,6 +201,10 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D74": ("停赛跟随球员本人：按建队名单号码，改号后按姓名", "A suspension follows the player through renumberings"),
     "D75": ("赛程可改时间或场地，但不得与同场地、同队或同一裁判的比赛重叠", "A fixture moves to a free time and field"),
     "D76": ("季军赛：半决赛负者在决赛前一个时段比赛", "A third-place match of the semi-finals' losers, before the final"),
+    # Spectators told of corrections (issue 19): docs/decisions.md D163–D166.
+    "D163": ("改变进球的更正在进球处和大屏上说明", "A correction of a goal is told where the goal was and on the screens"),
+    "D164": ("被撤销的进球留在时间线上并划掉", "A voided goal stays on the timeline, struck out"),
+    "D165": ("大屏弹出进球与进球队员", "The big screen pops up each goal and its scorer"),
 }
 
 # SPEC §10's competition decisions, cited by the competitions' refusals ("C4").

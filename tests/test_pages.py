@@ -124,14 +124,89 @@ def test_spectator_page_renders_score_clock_and_timeline_on_the_server(client: F
     assert "得分 · 人大 Renmin #3 张伟" in zh and "黄牌" in zh and element(zh, "phase") == "上半场"
 
 
-def test_d8_a_voided_goal_leaves_the_timeline_and_the_score(client: FlaskClient, match: MatchDriver) -> None:
+def test_D164_a_voided_goal_leaves_the_score_and_stays_struck_out_on_the_timeline_with_the_reason(
+    client: FlaskClient, match: MatchDriver
+) -> None:
     match.kickoff("home", "x0")
     match.take(1)
     goal = match.post({"type": "goal", "team": "home", "player": 3})
     match.post({"type": "void", "target": goal["seq"], "reason": "bottle not down"})
     html = text(get(client, f"/matches/{match.id}", "en"))
     assert element(html, "home-score") == "0"
-    assert "张伟" not in html[html.index('id="timeline"') :]
+    struck = _timeline_item(html, goal["seq"])
+    assert "tl-struck" in struck and "Goal cancelled — bottle not down" in struck and "#3 张伟" in struck
+    # The console's Undo (reason "undo") reads as a goal logged in error, in the viewer's language.
+    match.post({"type": "restart_taken", "team": "away", "player": 2}, expect=None)
+    again = match.post({"type": "goal", "team": "home", "player": 4})
+    match.post({"type": "void", "target": again["seq"], "reason": "undo"})
+    zh = text(get(client, f"/matches/{match.id}", "zh"))
+    assert "进球取消 — 误记" in _timeline_item(zh, again["seq"])
+
+
+def _timeline_item(html: str, seq: int) -> str:
+    m = re.search(rf'<li class="([^"]*)" data-seq="{seq}".*?</li>', html[html.index('id="timeline"') :], re.S)
+    assert m, f"timeline item {seq}"
+    return m.group(0)
+
+
+def disallowed(match: MatchDriver) -> tuple[int, int]:
+    """Home #3 scores, away #2 scores, then the referee disallows home's goal: an attacker in the area
+    before the bottle lay flat (7.2 note), as the console's "disallow goal" does (an amend, M3)."""
+    match.kickoff("home", "x0")
+    match.take(1)
+    first = match.post({"type": "goal", "team": "home", "player": 3})
+    match.take(2)
+    match.post({"type": "goal", "team": "away", "player": 2})
+    call = {"type": "violation", "kind": "player_in_area", "team": "home", "player": 3, "spot": {"x": 38, "y": 12}}
+    amend = match.post({"type": "amend", "target": first["seq"], "event": call, "reason": "#3 stepped in"}, expect=None)
+    assert amend["_status"] == 201, amend
+    return first["seq"], amend["seq"]
+
+
+def test_D163_a_disallowed_goal_stays_on_the_phone_timeline_at_its_place_with_its_call_and_rule(
+    client: FlaskClient, match: MatchDriver
+) -> None:
+    goal, amend = disallowed(match)
+    data = client.get(f"/matches/{match.id}/timeline.json?lang=en").get_json()
+    kinds = [(e["type"], (e.get("correction") or {}).get("kind")) for e in data["entries"]]
+    # At the goal's place: before away's goal, after the half's start.
+    assert kinds[-2:] == [("violation", "disallowed"), ("goal", None)]
+    c = data["entries"][-2]["correction"]
+    assert c["seq"] == amend and c["rule"] == "7.2" and c["reason"] == "#3 stepped in"
+    assert c["text"] == "Goal disallowed — Player in area (7.2)"
+    assert c["who"] == "人大 Renmin #3 张伟"
+    assert [x["seq"] for x in data["corrections"]] == [amend]
+    html = text(get(client, f"/matches/{match.id}", "en"))
+    assert element(html, "home-score") == "0" and element(html, "away-score") == "1"
+    item = _timeline_item(html, amend)
+    assert "Goal disallowed — Player in area (7.2)" in item and "Reason: #3 stepped in" in item and "#3 张伟" in item
+    zh = text(get(client, f"/matches/{match.id}", "zh"))
+    assert "进球无效 — 球员进入禁区（7.2）" in _timeline_item(zh, amend)
+    assert goal not in [e["seq"] for e in data["entries"]]
+
+
+def test_D163_a_corrected_scorer_reads_scorer_7_to_9_and_undoing_a_disallow_gives_the_goal_back(
+    client: FlaskClient, match: MatchDriver
+) -> None:
+    match.kickoff("home", "x0")
+    match.take(1)
+    goal = match.post({"type": "goal", "team": "home", "player": 3})
+    fix = match.post(
+        {"type": "amend", "target": goal["seq"], "event": {"type": "goal", "team": "home", "player": 4}, "reason": "wrong shirt"}
+    )
+    data = client.get(f"/matches/{match.id}/timeline.json?lang=en").get_json()
+    c = data["entries"][-1]["correction"]
+    assert (c["kind"], c["text"], c["rule"]) == ("corrected", "Goal corrected — scorer #3 → #4", "M3")
+    assert c["who"].startswith("人大 Renmin #4 ")
+    assert "进球更正 — 进球者 #3 → #4" in text(get(client, f"/matches/{match.id}", "zh"))
+    call = {"type": "violation", "kind": "player_in_area", "team": "home", "player": 4, "spot": {"x": 38, "y": 12}}
+    off = match.post({"type": "amend", "target": fix["seq"], "event": call, "reason": "area"})
+    back = match.post({"type": "void", "target": off["seq"], "reason": "the bottle was down"})
+    data = client.get(f"/matches/{match.id}/timeline.json?lang=en").get_json()
+    assert match.state()["score"]["home"] == 1
+    c = data["entries"][-1]["correction"]
+    assert (c["seq"], c["kind"], c["text"]) == (back["seq"], "given", "Goal given — the bottle was down")
+    assert [x["kind"] for x in data["corrections"]] == ["corrected", "disallowed", "given"]
 
 
 def test_scoreboard_renders_names_score_phase_restart_cards_and_a_qr_code(client: FlaskClient, match: MatchDriver) -> None:

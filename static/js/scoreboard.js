@@ -6,7 +6,8 @@
  * - The horn (common.js, Web Audio) sounds at time-up and at the end of the 30-s return (7.2),
  *   unless this device muted it (remembered).
  * - Overlays (?overlay=1, README "Stream overlays"): `delay` holds every update back by the stream's
- *   latency; goals and cards pop up for `popup` seconds.
+ *   latency; goals and cards pop up for `popup` seconds. The big screen pops up goals (D165); both
+ *   pop up a correction that took away, moved or gave a goal, in the server's words (D163).
  * - When the connection is lost the info line says so and the clock stops (common.js, markStale).
  */
 (function () {
@@ -122,27 +123,50 @@
     if (pending) { popup(pending, s); pending = null; }
   }
 
-  /* ---- pop-ups (overlays): a goal or a card, with the score after it ---------------------- */
+  /* ---- pop-ups: a goal or a card, or a correction of a goal, with the score after it ------- */
+  // Overlays pop up goals and cards (unless hide=popups); the big screen pops up goals only, its cards
+  // are on the board (D165). Both say when a correction took away, moved or gave a goal (D163).
+  var popups = opts ? !!parts.popups : true;
+  var FIXES = { amend: 1, void: 1, insert: 1 };
   var pending = null;
   var popTimer = null;
   function onEvent(e) {
-    if (!opts || !parts.popups) return;
+    if (!popups) return;
+    if (FIXES[e.type]) { fetchFix(e.seq); return; }
     if (e.type === "goal") pending = { kind: "goal", team: e.team, player: e.player };
-    else if ((e.type === "card" && e.color) || (e.type === "foul" && e.card)) {
+    else if (opts && ((e.type === "card" && e.color) || (e.type === "foul" && e.card))) {
       pending = { kind: "card", color: e.color || e.card, team: e.team, player: e.player };
     }
     // Its state came first (a join answered just after the goal): pop it up with the state shown.
     if (pending && state && e.seq !== undefined && state.seq >= e.seq) { popup(pending, state); pending = null; }
+  }
+  /* The words of correction `seq` are the server's (pages.corrections, in this page's language): only a
+   * correction that changed a goal is there; any other passes without a word. */
+  function fetchFix(seq) {
+    fetch("/matches/" + encodeURIComponent(Q.data.match) + "/timeline.json?lang=" + encodeURIComponent(Q.data.lang || ""))
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (t) {
+        var c = t && (t.corrections || []).filter(function (x) { return x.seq === seq; })[0];
+        if (!c) return;
+        var p = { kind: "fix", fix: c, team: c.new_team || c.team };
+        if (state.seq >= seq) popup(p, state); else pending = p;
+      })
+      .catch(function () {});
   }
   function popup(p, s) {
     var box = Q.$("popup");
     if (!box) return;
     var logo = (Q.data.logos || {})[p.team];
     var who = s.teams[p.team].name + (p.player !== null && p.player !== undefined ? " " + Q.player(p.team, p.player) : "");
-    var html = parts.logos && logo ? '<img class="pop-logo" alt="" src="' + Q.esc(logo) + '">' : "";
+    var html = (!opts || parts.logos) && logo ? '<img class="pop-logo" alt="" src="' + Q.esc(logo) + '">' : "";
+    var score = '<span class="pop-score">' + s.score.home + "–" + s.score.away + "</span>";
     if (p.kind === "goal") {
       html += '<div class="pop-main"><span class="pop-title">' + Q.esc(Q.T.goal_popup) + '</span><span class="pop-who">' + Q.esc(who) +
-        '</span></div><span class="pop-score">' + s.score.home + "–" + s.score.away + "</span>";
+        "</span></div>" + score;
+    } else if (p.kind === "fix") {
+      html += '<div class="pop-main"><span class="pop-title">' + Q.esc(p.fix.title) + "</span>" +
+        (p.fix.detail ? '<span class="pop-detail">' + Q.esc(p.fix.detail) + "</span>" : "") +
+        '<span class="pop-who">' + Q.esc(p.fix.who) + "</span></div>" + score;
     } else {
       html += '<span class="pop-card ' + p.color + '"></span><div class="pop-main"><span class="pop-title">' +
         Q.esc(Q.V.card[p.color]) + '</span><span class="pop-who">' + Q.esc(who) + "</span></div>";
@@ -155,7 +179,7 @@
     popTimer = setTimeout(function () {
       box.classList.add("leaving");
       popTimer = setTimeout(function () { box.hidden = true; box.classList.remove("leaving"); }, 400);
-    }, opts.popup_ms || 6000);
+    }, (opts && opts.popup_ms) || 6000);
   }
 
   /* ---- updates, held back by the overlay's delay ------------------------------------------ */

@@ -17,7 +17,18 @@
     return rule === true || (typeof rule === "string" && e[rule] !== null && e[rule] !== undefined);
   }
 
+  /* A correction that changed a goal, in the server's words (pages.timeline, notice_words: D163, D164). */
+  function correctionItem(e) {
+    var c = e.correction;
+    var cls = "tl tl-correction tl-" + c.kind + (c.kind === "disallowed" || c.kind === "cancelled" ? " tl-struck" : "");
+    return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
+      (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what"><b class="tl-fix">' +
+      Q.esc(c.text) + '</b> · <span class="tl-who">' + Q.esc(c.who) + "</span>" +
+      (c.reason_text ? '<small class="tl-reason">' + Q.esc(c.reason_text) + "</small>" : "") + "</span></li>";
+  }
+
   function item(e) {
+    if (e.correction) return correctionItem(e);
     var name = function (t) { return Q.esc(state.teams[t].name); };
     var what;
     if (e.type === "goal") {
@@ -119,7 +130,8 @@
     if (reloading) { again = true; return; } // asked while a fetch runs: fetch once more after it
     reloading = true;
     again = false;
-    fetch("/matches/" + encodeURIComponent(Q.data.match) + "/timeline.json")
+    // In this page's language: a correction's words are the server's (D163).
+    fetch("/matches/" + encodeURIComponent(Q.data.match) + "/timeline.json?lang=" + encodeURIComponent(Q.data.lang || ""))
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (t) {
         if (!t) return;
