@@ -251,6 +251,19 @@ def test_scoreboard_with_its_scripts_and_styles_weighs_under_150_kb(client: Flas
     assert total < 150_000, f"scoreboard weighs {total} bytes"
 
 
+def test_the_lock_is_an_svg_icon_with_a_label_not_an_emoji_that_needs_an_emoji_font(client: FlaskClient, match: MatchDriver) -> None:
+    # Issue 19.7: 🔒 shows as an empty box on a tablet or screen without an emoji font.
+    for folder in ("templates", "static"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".html", ".js", ".css"):
+                assert "\U0001f512" not in path.read_text(encoding="utf-8"), path
+    for lang, label in (("en", "Locked"), ("zh", "已锁定")):
+        html = text(get(client, f"/matches/{match.id}/referee?token={match.tokens['referee']}", lang))
+        banner = html[html.index('id="lock-banner"') :]
+        banner = banner[: banner.index("</div>")]
+        assert re.search(rf'<svg class="icon-lock" role="img" aria-label="{label}"', banner), banner
+
+
 def test_scoreboard_of_a_shootout_shows_each_kick_and_the_next_taker(client: FlaskClient, match: MatchDriver) -> None:
     match.kickoff()
     match.run_out_half()
