@@ -4,7 +4,7 @@
   and a form to create a competition.
 - ``/competitions/<id>``: the public page: fixtures by time and field with live scores, standings per
   group, the bracket drawn as a bracket, top scorers.
-- ``/competitions/<id>/screen``: the venue's big screen: live matches, standings, next up, in turn.
+- ``/competitions/<id>/screen``: the venue's big screen: live matches, latest results, standings, next up, in turn.
 - ``/competitions/<id>/admin``: the organiser's page: officials, lineups and the match of each fixture,
   forfeits, protests and decisions, lots, suspensions.
 - ``/competitions/<id>/standings``: the standings to print.
@@ -174,6 +174,8 @@ def context(c: Competition) -> dict[str, Any]:
     scorers = [r for r in stats if r["goals"] > 0][:10]
     live = [fx for fx in fixtures if fx["status"] == "live"]
     upcoming = [fx for fx in sorted(fixtures, key=_when) if fx["status"] == "scheduled"]
+    # D166: the venue screen's latest results, the last played first (a forfeit is a result too).
+    results = [fx for fx in sorted(fixtures, key=_when, reverse=True) if fx["status"] in ("finished", "forfeit") and fx["result"]]
     return {
         "c": c,
         "view": view,
@@ -185,6 +187,7 @@ def context(c: Competition) -> dict[str, Any]:
         "scorers": scorers,
         "live": live,
         "upcoming": upcoming[: max(2, 2 * len(fields))],
+        "results": results[: max(4, 2 * len(fields))],
         "live_map": {fx["id"]: fx["live"] for fx in fixtures if fx["live"]},
         "name": name,
         "words": words(),

@@ -205,6 +205,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D163": ("改变进球的更正在进球处和大屏上说明", "A correction of a goal is told where the goal was and on the screens"),
     "D164": ("被撤销的进球留在时间线上并划掉", "A voided goal stays on the timeline, struck out"),
     "D165": ("大屏弹出进球与进球队员", "The big screen pops up each goal and its scorer"),
+    "D166": ("赛场大屏轮播最新赛果", "The venue screen shows the latest results"),
 }
 
 # SPEC §10's competition decisions, cited by the competitions' refusals ("C4").

@@ -251,7 +251,9 @@ def test_scoreboard_with_its_scripts_and_styles_weighs_under_150_kb(client: Flas
     assert total < 150_000, f"scoreboard weighs {total} bytes"
 
 
-def test_the_lock_is_an_svg_icon_with_a_label_not_an_emoji_that_needs_an_emoji_font(client: FlaskClient, match: MatchDriver) -> None:
+def test_the_lock_is_an_svg_icon_with_a_label_not_an_emoji_that_needs_an_emoji_font(
+    client: FlaskClient, match: MatchDriver
+) -> None:
     # Issue 19.7: 🔒 shows as an empty box on a tablet or screen without an emoji font.
     for folder in ("templates", "static"):
         for path in (ROOT / folder).rglob("*"):
@@ -625,3 +627,32 @@ def test_screens_set_english_punctuation_in_a_latin_font_before_the_cjk_one(clie
         assert stacks, sheet
         for stack in stacks:
             assert stack.index("Liberation Sans") < stack.index("DejaVu Sans") < stack.index("Noto Sans CJK SC"), sheet
+
+
+# ---------------------------------------------------------------------------------------------
+# The venue's competition screen
+
+
+def test_D166_the_venue_screen_has_a_latest_results_slide_with_the_shootout(client: FlaskClient) -> None:
+    from tests.test_competitions import START, Api
+
+    api = Api(client)
+    teams = [api.team(n) for n in ("Tsinghua 清华", "人大 Renmin", "Beida 北大", "Beihang 北航")]
+    body = {"name": "Cup", "format": "round_robin", "teams": teams, "fields": [{"name": "Field 1"}], "starts_at": START}
+    comp = api.competition(body)["id"]
+    first, second = api.view(comp)["fixtures"][:2]
+    # Nothing finished: the slide is left out of the rotation.
+    html = text(get(client, f"/competitions/{comp}/screen", "en"))
+    assert re.search(r'<section class="panel" data-panel="results" data-empty="1"', html)
+    api.play(api.match(comp, first["id"]), goals=["home"])
+    api.play(api.match(comp, second["id"]), goals=["home"], second_half_goals=["away"], shootout_winner="away")
+    html = text(get(client, f"/competitions/{comp}/screen", "en"))
+    panels = re.findall(r'data-panel="(\w+)"( data-empty)?', html)
+    assert [p for p, _ in panels][:2] == ["live", "results"], "the results come right after the live matches"
+    assert ("results", "") in panels
+    slide = html[html.index('data-panel="results"') : html.index('data-panel="standings"')]
+    assert "Latest results" in slide
+    rows = re.findall(r'<tr data-fixture="([^"]+)"', slide)
+    assert rows == [second["id"], first["id"]], "the last played first"
+    assert "1–0" in slide and "1–1" in slide and re.search(r"\(\d–\d\)", slide), "the shootout's score too"
+    assert "最新赛果" in text(get(client, f"/competitions/{comp}/screen", "zh"))

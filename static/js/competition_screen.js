@@ -1,4 +1,5 @@
-/* The venue's big screen: live matches, then the standings (and the bracket), then what is next, in turn.
+/* The venue's big screen: live matches, the latest results (D166), then the standings (and the bracket),
+ * then what is next, in turn.
  * Panels without content are skipped; ?seconds=N sets how long each stays (default 12).
  */
 (function () {
