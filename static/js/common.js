@@ -531,6 +531,18 @@
   /* The offline shell (issue 13): every match page registers the service worker (static/js/sw.js) that
      keeps its last copy, so a console reloaded without network opens with its queue. */
   if (typeof navigator !== "undefined" && "serviceWorker" in navigator && location.pathname.indexOf("/matches/") === 0) {
-    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+    // A page the worker did not serve (the first visit, or a hard reload) is unknown to it: once the page has
+    // loaded (its modules too), hand the worker its address and everything it fetched, to keep (D171).
+    var unseen = !navigator.serviceWorker.controller;
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+      if (!unseen) return;
+      var send = function () {
+        navigator.serviceWorker.ready.then(function (reg) {
+          var assets = performance.getEntriesByType("resource").map(function (e) { return e.name; });
+          if (reg.active) reg.active.postMessage({ type: "keep", assets: assets });
+        });
+      };
+      if (document.readyState === "complete") send(); else window.addEventListener("load", send);
+    }).catch(function () {});
   }
 })();

@@ -2,7 +2,10 @@
  * served, so that a console reloaded without network opens with its queue (the queue itself is in
  * localStorage; queue.js sends it once, in order, when the network returns), and the scoreboard and phone
  * pages open with their last state. Network first, the cache only when the network fails: a page is
- * never older than the server when the server can be reached. The API and Socket.IO are never cached. */
+ * never older than the server when the server can be reached. The API and Socket.IO are never cached.
+ * A page's first visit happens before this worker exists, so the worker sees none of its requests: it keeps
+ * the page and the assets a page lists in a "keep" message (common.js sends it when the page was not served
+ * through the worker), so one online visit is enough (issue 19, D171). */
 "use strict";
 // v2: pages are kept only under addresses without tokens (D53); v1 copies may hold a link's token.
 var CACHE = "qalisball-shell-v2";
@@ -24,6 +27,38 @@ function cacheable(url) {
   if (url.searchParams.has("token") || /\/officials$/.test(url.pathname)) return false;
   return url.pathname.indexOf("/static/") === 0 || url.pathname.indexOf("/matches/") === 0;
 }
+
+/* Fetch and keep a page (under the address it shows now, D53's ?role=, never the QR link's ?token=, which
+ * cacheable() refuses) and the assets it loaded. The page is put last, once its assets are kept: a page
+ * without its scripts would open offline as a dead console. One asset's failure does not lose the others. */
+function fetched(u) {
+  return fetch(u, { credentials: "same-origin" }).then(function (response) {
+    // Only a real answer: never a redirect to the sign-in page or an error in place of the console.
+    return response.ok && !response.redirected ? [u, response] : null;
+  }).catch(function () { return null; });
+}
+
+function keepable(urls) {
+  return urls.filter(function (u) {
+    try { return typeof u === "string" && cacheable(new URL(u, self.location.href)); } catch (e) { return false; }
+  });
+}
+
+function keep(page, assets) {
+  return caches.open(CACHE).then(function (cache) {
+    var put = function (hit) { return hit && cache.put(hit[0], hit[1]); };
+    return Promise.all(keepable(assets).map(function (u) { return fetched(u).then(put); }))
+      .then(function () { return Promise.all(keepable([page]).map(function (u) { return fetched(u).then(put); })); });
+  });
+}
+
+self.addEventListener("message", function (event) {
+  var data = event.data || {};
+  // The page is the sender's own address (never one the message names), its assets the sender's list.
+  if (data.type === "keep" && Array.isArray(data.assets) && event.source && event.source.url) {
+    event.waitUntil(keep(event.source.url, data.assets.slice(0, 200)));
+  }
+});
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;

@@ -55,3 +55,48 @@ def test_the_console_reloads_without_its_server_with_its_queue_and_sends_it_once
     finally:
         ctx.close()
         stop_server(srv)
+
+
+def _kept(page: Page, timeout: float = 15) -> list[str]:
+    """Every URL the shell keeps, once it holds this page under its own address (or after ``timeout``: then
+    the offline reload below shows what a tablet would)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate("() => caches.match(location.href).then(Boolean)") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    kept: list[str] = page.evaluate(
+        "() => caches.keys().then(ns => Promise.all(ns.map(n => caches.open(n).then(c => c.keys()))))"
+        ".then(ks => ks.flat().map(r => r.url))"
+    )
+    return kept
+
+
+def test_D171_a_console_opened_once_from_its_QR_link_reloads_without_its_server_with_its_queue(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Issue 19 item 5: one online visit is enough. The page that registered the worker and the assets it
+    loaded are kept from that first visit (the worker saw none of those requests), under the address the
+    token exchange left (D53: ``?role=``), never under the QR link's ``?token=``."""
+    srv = start_server(tmp_path)
+    ctx = browser.new_context(viewport=TABLET, base_url=srv.base, locale="en-GB")
+    try:
+        match_id, tokens = live_match(srv)
+        console = ctx.new_page()
+        console.goto(console_url(match_id, tokens["referee"]))  # the QR link, once: no second online load
+        expect(console.locator("#net")).to_have_text("Online")
+        assert console.url.endswith(f"/matches/{match_id}/referee?role=referee")
+        _controlled(console)
+        kept = _kept(console)
+
+        stop_server(srv)  # the network drops
+        action(console, "goal")
+        player(console, 3)
+        expect(console.locator("#net")).to_contain_text("1 queued")
+        console.reload()  # the console with its queue, not the browser's error page
+        expect(console.locator('[data-action="goal"]')).to_be_visible()
+        expect(console.locator("#net")).to_contain_text("1 queued")
+        expect(console.locator("#home-score")).to_have_text("1")
+        assert not [u for u in kept if "token" in u], kept  # no token on the tablet's disk
+        assert any(u.endswith("/static/js/console/main.js") for u in kept), kept  # the page's modules too
+    finally:
+        ctx.close()
+        stop_server(srv)
