@@ -25,6 +25,7 @@ from .integrity import Damage
 from .rules import corrections, engine
 from .rules.catalogue import ROLES, may_log
 from .rules.errors import N_
+from .rules.legal import duplicate_windows
 from .rules.setup import build_setup
 from .rules.state import MatchSetup, MatchState, initial_state
 from .rules.view import public_state
@@ -227,6 +228,7 @@ class MatchService:
         """The public state now (API.md); ``legal=False`` without the officials' ``legal`` (lists, screens)."""
         assert m.state is not None
         state = public_state(m.state, self.clock(), m.id, m.seq, legal=legal)
+        _with_duplicates(state, m.log)
         damage = self.damage(m)
         if damage is not None:
             state["damaged"] = damage.message  # only when damaged (docs/api-extras.md)
@@ -292,7 +294,7 @@ class MatchService:
                 new_state, log = engine.correct(state, m.log, entry)
             else:
                 new_state, log = engine.apply(state, parsed.event, now, parsed.at_ms), m.log
-            state_json = public_state(new_state, now, m.id, seq)
+            state_json = _with_duplicates(public_state(new_state, now, m.id, seq), [*log, entry])
             if dry_run:
                 return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
             answer = {"seq": seq, "state": state_json}
@@ -318,6 +320,13 @@ class MatchService:
 
     def log(self, m: Match) -> list[dict[str, Any]]:
         return [e.public() for e in m.log]
+
+
+def _with_duplicates(state: dict[str, Any], log: list[LogEntry]) -> dict[str, Any]:
+    """An official's state carries M4's open call (D167): the consoles of the other officials keep it offered."""
+    if "legal" in state:
+        state["legal"]["duplicates"] = duplicate_windows(log)
+    return state
 
 
 def _prefix(log: list[LogEntry], n: int) -> list[LogEntry]:

@@ -14,12 +14,14 @@ import pytest
 
 from qalisball.rules import engine
 from qalisball.rules.common import TEAMS
+from qalisball.rules.corrections import duplicate_of
 from qalisball.rules.errors import InvalidEvent, RuleViolation
-from qalisball.rules.events import Card, Event, Goal, RestartTaken, Substitution, Violation
-from qalisball.rules.legal import legal_calls
+from qalisball.rules.events import Card, ClockChange, Event, Goal, RestartTaken, Substitution, Violation
+from qalisball.rules.legal import duplicate_windows, for_role, legal_calls
 from qalisball.rules.state import MatchState
 from qalisball.rules.view import public_state
 
+from .engine_driver import EngineMatch
 from .random_match import random_match
 
 SEEDS = range(12)
@@ -141,3 +143,92 @@ def test_a_state_copy_shares_no_mutable_object_with_its_original() -> None:
         shared = [p for p, o in _mutables(clone) if id(o) in originals]
         assert not shared, shared
         assert clone == s
+
+
+# -- M4 per role (issue 19, item 4): the other officials may still log the goal just logged ---------
+
+
+def _legal_for(m: EngineMatch, role: str) -> dict[str, Any]:
+    """What ``role``'s console is offered now: the shared ``legal``, M4's open call, resolved for the role."""
+    legal = {**legal_calls(m.engine_state, m.now), "duplicates": duplicate_windows(m.log)}
+    return for_role(legal, role, engine.game_time(m.engine_state, m.now))
+
+
+def _goal_2_s_ago(by: str = "referee") -> EngineMatch:
+    m = EngineMatch()
+    m.kickoff()
+    m.take()
+    m.advance(5_000)
+    m.post(Goal("home", 3), by=by)
+    m.advance(2_000)
+    return m
+
+
+def test_M4_D167_goal_stays_offered_to_the_other_officials_who_may_log_it() -> None:
+    m = _goal_2_s_ago("referee")
+    for role in ("assistant1", "assistant2"):
+        legal = _legal_for(m, role)
+        assert legal["calls"]["goal"]["home"] is True, role
+        assert legal["calls"]["goal"]["away"] is not True  # the other team's goal is no duplicate: 7.1
+        assert legal["calls"]["restart_taken"]["away"] is True  # nothing else changes
+    # The referee who logged it: a second goal is refused (7.1), as is any goal for the scorer, who logs none.
+    assert _legal_for(m, "referee")["calls"]["goal"]["home"] is not True
+    assert _legal_for(m, "scorer")["calls"]["goal"]["home"] is not True
+    # What is offered is what the service answers as a duplicate (M4).
+    at = engine.game_time(m.engine_state, m.now)
+    assert duplicate_of(m.log, "assistant1", "goal", {"team": "home"}, at) is m.log[-1]
+    # An assistant's goal offers it to the referee the same way.
+    n = _goal_2_s_ago("assistant1")
+    assert _legal_for(n, "referee")["calls"]["goal"]["home"] is True
+    assert _legal_for(n, "assistant1")["calls"]["goal"]["home"] is not True
+
+
+def test_M4_D167_the_window_closes_after_10_s_of_game_time_or_at_the_next_call() -> None:
+    m = _goal_2_s_ago()
+    window = duplicate_windows(m.log)
+    assert [(w["call"], w["team"], w["by"], w["seq"]) for w in window] == [("goal", "home", "referee", m.seq)]
+    m.advance(8_000)  # 10 s after the goal: still open
+    assert _legal_for(m, "assistant1")["calls"]["goal"]["home"] is True
+    m.advance(1)
+    assert _legal_for(m, "assistant1")["calls"]["goal"]["home"] is not True
+    n = _goal_2_s_ago()
+    n.take()  # the kickoff: play goes on, the goal is no longer the last call
+    assert duplicate_windows(n.log) == []
+    assert _legal_for(n, "assistant1")["calls"] == legal_calls(n.engine_state, n.now)["calls"]  # the engine's alone
+
+
+def test_M4_D167_a_paused_clock_holds_the_window_open() -> None:
+    """The referee stops the clock at the goal: the pause is not a call between (D167) and game time stands."""
+    m = _goal_2_s_ago()
+    m.post(ClockChange("pause"))
+    m.advance(60_000)
+    legal = _legal_for(m, "assistant2")
+    assert legal["calls"]["goal"]["home"] is True
+    at = engine.game_time(m.engine_state, m.now)
+    assert duplicate_of(m.log, "assistant2", "goal", {"team": "home", "player": 3}, at) is not None
+    m.post(ClockChange("resume"))
+    m.advance(8_000)
+    assert _legal_for(m, "assistant2")["calls"]["goal"]["home"] is True
+    m.advance(1)
+    assert _legal_for(m, "assistant2")["calls"]["goal"]["home"] is not True
+
+
+def test_M4_D167_a_ball_out_stays_offered_to_the_other_assistant() -> None:
+    m = EngineMatch()
+    m.kickoff()
+    m.take()
+    m.post(Violation("ball_out_side", "home", None, (20.0, -1.0)), by="assistant1")
+    assert _legal_for(m, "assistant2")["calls"]["ball_out_side"]["home"] is True
+    assert _legal_for(m, "assistant2")["calls"]["ball_out_end"]["home"] is not True
+    assert _legal_for(m, "scorer")["calls"]["ball_out_side"]["home"] is not True
+
+
+def test_D169_refusals_because_the_ball_is_dead_or_live_name_the_call_to_log_first() -> None:
+    """The console's hint comes from the engine (``next_call``), not from the English text."""
+    m = _goal_2_s_ago()
+    reasons = {r["rule"]: r for r in _legal_for(m, "referee")["reasons"]}
+    assert reasons["7.1"]["next_call"] == "restart_taken"  # a goal while the kickoff is pending
+    m.take()
+    legal = legal_calls(m.engine_state, m.now)
+    refusal = legal["reasons"][legal["calls"]["restart_taken"]["home"]]
+    assert refusal["rule"] == "10.1" and refusal["next_call"] == "stoppage"

@@ -339,3 +339,25 @@ def test_devices_a_console_whose_token_stopped_working_says_so_and_sends_nothing
     queued = scorer.evaluate(f"JSON.parse(localStorage.getItem('qalisball.queue.{match_id}'))")
     assert [b["elapsed_ms"] for b in queued] == [720_000]
     assert scorer.evaluate(f"localStorage.getItem('qalisball.token.{match_id}')") is None
+
+
+def test_M4_D167_D169_the_assistant_logs_the_goal_after_the_referees_arrived(devices: Devices, server: Server) -> None:
+    """Issue 19.4: the referee's goal has arrived; the assistant's console keeps Goal offered for M4's 10 s and
+    his goal reads "already logged by"; a hint names only what an assistant can log."""
+    match_id, tokens = live_match(server)
+    assistant = devices.open(console_url(match_id, tokens["assistant1"]))
+    expect(assistant.locator("#net")).to_have_text("Online")
+    server.post(match_id, tokens["referee"], {"type": "goal", "team": "home", "player": 3})
+    expect(assistant.locator("#home-score")).to_have_text("1")
+    # A ball out is not offered (the kickoff is pending): the hint does not tell him to log "Restart taken".
+    assistant.locator('[data-action="ball_out_side"]').click(force=True)  # greyed: still pressable
+    expect(assistant.locator("#notice-hint")).to_have_text("The restart is still pending: the referee logs “Restart taken”")
+    action(assistant, "goal")  # offered: the same goal, seen by the assistant too
+    player(assistant, 3)
+    expect(assistant.locator("#notice")).to_have_class("notice duplicate")
+    expect(assistant.locator("#notice-title")).to_have_text("Already logged by Referee")
+    assert [e["by"] for e in server.events(match_id) if e["type"] == "goal"] == ["referee"]
+    # 10 s of play after the goal, another goal is a new call: greyed again, with the same hint.
+    expect(assistant.locator('[data-action="goal"]')).to_have_attribute("aria-disabled", "true", timeout=20_000)
+    assistant.locator('[data-action="goal"]').click(force=True)
+    expect(assistant.locator("#notice-hint")).to_have_text("The restart is still pending: the referee logs “Restart taken”")

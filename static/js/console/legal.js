@@ -4,8 +4,12 @@
  * The console decides nothing here: a call is greyed exactly when the state's `legal` refuses it.
  * While calls wait in the queue the forecast has no `legal` (forecast.js): every call is offered and
  * the server rules on it when it is sent.
+ *
+ * `legal` is the same for every official; what differs is M4's open call (`legal.duplicates`, D167): the
+ * goal or ball out another official logged just now stays offered to this role, which may log it, for
+ * 10 s of game time (qalisball/rules/legal.py's for_role does the same).
  */
-import { D, Q, V, teamName } from "./page.js";
+import { D, Q, V, allowed, hooks, role, teamName } from "./page.js";
 
 // The params of a refusal that name a team, an event type, or an N_ phrase (as api.localised_refusal).
 const TEAM_PARAMS = new Set(["team", "restarting", "winner", "due"]);
@@ -18,10 +22,29 @@ const RT = D.rule_templates || {};
 export function verdict(state, call, team) {
   const legal = state && state.legal;
   if (!legal || !legal.calls || !(call in legal.calls)) return { ok: null };
+  if (seenByAnother(state, call, team)) return { ok: true }; // the server answers "already logged by …"
   const v = plain(legal, call, team);
   // A replacement for nobody (after a red card or an injury) is a substitution too.
   if (v.ok === false && call === "substitution" && "bring_on" in legal.calls && plain(legal, "bring_on", team).ok) return { ok: true };
   return v;
+}
+
+/* M4, D167: is `call` (for `team`, or either) the call another official logged just now, still open? */
+function seenByAnother(state, call, team) {
+  return (state.legal.duplicates || []).some((w) =>
+    w.call === call && (!team || w.team === team) && w.by !== role && allowed.has(call) && stillOpen(state, w));
+}
+let closing = null; // the timer that redraws the buttons when the window closes (the game clock runs)
+function stillOpen(state, w) {
+  if (w.until_ms === null || w.until_ms === undefined) return true;
+  if (!Q.isHalf(state)) return false;
+  const left = w.until_ms - Q.elapsed(state);
+  if (left < 0) return false;
+  if (state.clock.running) {
+    clearTimeout(closing);
+    closing = setTimeout(() => { if (hooks.redraw) hooks.redraw(); }, left + 50);
+  }
+  return true;
 }
 
 function plain(legal, call, team) {
