@@ -21,6 +21,7 @@ from .competitions import Competition, CompetitionService, Conflict, Fixture, In
 from .i18n import current_language
 from .rules.errors import RuleViolation
 from .service import NotFound
+from .strict_json import BadBody, bad_body_answer, read_json
 from .web import organiser_required
 
 bp = Blueprint("competition_api", __name__, url_prefix="/api")
@@ -81,6 +82,9 @@ def _api_error(exc: ApiError) -> tuple[Response, int]:
     return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
 
 
+bp.register_error_handler(BadBody, bad_body_answer)  # D44 on every route (D151)
+
+
 @bp.errorhandler(NotFound)
 def _not_found(exc: NotFound) -> tuple[Response, int]:
     return jsonify({"error": "not_found", "message": str(exc)}), 404
@@ -121,10 +125,8 @@ def localised(exc: RuleViolation) -> str:
 
 
 def _body() -> Any:
-    body = request.get_json(silent=True)
-    if body is None:
-        raise ApiError(400, "invalid", "the body is not valid JSON", fields={"_schema": ["not valid JSON"]})
-    return body
+    """The body through the one strict reader (``strict_json``, D44): never ``request.get_json``."""
+    return read_json(request)
 
 
 def _load(schema: Schema, what: str, **kw: Any) -> dict[str, Any]:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from .reports.render import csv_writer
+from .schemas import text_problem
 
 TEAM_COLUMNS = ["team", "number", "name", "gender"]
+SHIRT_NUMBER = re.compile(r"[0-9]{1,3}")  # ASCII digits only: 0–999
 
 
 class NotText(ValueError):
@@ -56,6 +59,16 @@ def teams_csv(teams: Iterable[dict[str, Any]]) -> str:
     return table(TEAM_COLUMNS, rows)
 
 
+def _text(column: str, value: str, max_length: int, required: bool = False) -> list[str]:
+    """A cell through the one text validator of every route (``schemas.text_problem``: D45, D151)."""
+    if required and not value:
+        return [f"{column}: empty"]
+    problem = text_problem(value, blank=not required)
+    if problem is not None:
+        return [f"{column}: {problem}"]
+    return [f"{column}: longer than {max_length} characters"] if len(value) > max_length else []
+
+
 def parse_teams(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
     """Rows of ``team,number,name,gender`` by team name; errors keyed ``line N`` (the header is line 1)."""
     errors: dict[str, list[str]] = {}
@@ -80,10 +93,7 @@ def parse_teams(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, l
                 problems.append(f"{len(row)} columns: the header has {len(columns)}")
             cells = [c.strip() for c in row] + [""] * (4 - len(row))
             team, number, name, gender = cells[:4]
-            if not team:
-                problems.append("team: empty")
-            elif len(team) > 80:
-                problems.append("team: longer than 80 characters")
+            problems += _text("team", team, 80, required=True)
             if not number and not name:  # a team without its roster yet
                 if not problems:
                     teams.setdefault(team, [])
@@ -91,16 +101,12 @@ def parse_teams(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, l
                     errors[f"line {line}"] = problems
                 continue
             n: int | None = None
-            if not number.isdigit() or int(number) > 999:
+            if not SHIRT_NUMBER.fullmatch(number):  # "²".isdigit() and "①".isdigit() are True, and int() fails
                 problems.append(f"number: {number!r} is not a shirt number (0–999)")
             else:
                 n = int(number)
-            if not name:
-                problems.append("name: empty")
-            elif len(name) > 80:
-                problems.append("name: longer than 80 characters")
-            if len(gender) > 20:
-                problems.append("gender: longer than 20 characters")
+            problems += _text("name", name, 80, required=True)
+            problems += _text("gender", gender, 20)
             if n is not None and team:
                 key = (team.casefold(), n)
                 if key in seen:

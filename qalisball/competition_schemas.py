@@ -12,11 +12,21 @@ from typing import Any
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from .rules.competition.schedule import FORMATS
-from .schemas import HEX_COLOR, SHIRT, FieldSchema, PlayerSchema, RulesSchema, StrictBool, StrictFloat, _Strict
+from .schemas import HEX_COLOR, SHIRT, FieldSchema, Plain, PlayerSchema, RulesSchema, StrictBool, StrictFloat, _Strict
 
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
-_NAME = validate.Length(min=1, max=80)
-_TEXT = validate.Length(min=1, max=2000)
+# Every text goes through the match routes' one validator (D45, D151): no control characters, names on one
+# line and not blank; texts (reasons, protests, decisions) may break lines.
+_NAME = [validate.Length(min=1, max=80), Plain(blank=False)]
+_TEXT = [validate.Length(min=1, max=2000), Plain(multiline=True, blank=False)]
+_OPTIONAL_TEXT = [validate.Length(max=2000), Plain(multiline=True)]
+
+
+def _optional_name(max_length: int) -> list[validate.Validator]:
+    """A name that may be left out (a club, a short name): one line, no control characters."""
+    return [validate.Length(max=max_length), Plain()]
+
+
 _COUNT = validate.Range(min=0, max=999)
 
 
@@ -28,9 +38,9 @@ class TeamSchema(_Strict):
     """A kept team (C1). ``players`` may be empty while the roster is not known yet."""
 
     name = fields.String(required=True, validate=_NAME)
-    short = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=20))
+    short = fields.String(load_default=None, allow_none=True, validate=_optional_name(20))
     color = fields.String(load_default=None, allow_none=True, validate=HEX_COLOR)
-    club = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+    club = fields.String(load_default=None, allow_none=True, validate=_optional_name(80))
     players = fields.List(fields.Nested(PlayerSchema), load_default=list, validate=validate.Length(max=60))
 
     @validates_schema
@@ -43,7 +53,7 @@ class TeamSchema(_Strict):
 
 class OfficialSchema(_Strict):
     name = fields.String(required=True, validate=_NAME)
-    club = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+    club = fields.String(load_default=None, allow_none=True, validate=_optional_name(80))
 
 
 class PointsSchema(_Strict):
@@ -81,7 +91,7 @@ class ForfeitSchema(_Strict):
 
 
 class CompetitionSchema(_Strict):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=120), Plain(blank=False)])
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
     teams = fields.List(
         fields.String(validate=validate.Length(min=1, max=64)), required=True, validate=validate.Length(min=2, max=64)
@@ -167,7 +177,7 @@ class LineupSchema(_Strict):
 
 class ForfeitRequestSchema(_Strict):
     team = fields.String(required=True)
-    reason = fields.String(load_default="", validate=validate.Length(max=2000))
+    reason = fields.String(load_default="", validate=_OPTIONAL_TEXT)
 
 
 class ProtestSchema(_Strict):
@@ -222,7 +232,7 @@ class DecidedResultSchema(ResultSchema):
 
 class LotsSchema(_Strict):
     teams = fields.List(fields.String(), required=True, validate=validate.Length(min=2, max=64))
-    text = fields.String(load_default="", validate=validate.Length(max=2000))
+    text = fields.String(load_default="", validate=_OPTIONAL_TEXT)
 
     @validates_schema
     def _unique(self, data: dict[str, Any], **_: Any) -> None:

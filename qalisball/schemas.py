@@ -11,6 +11,7 @@ import base64
 import binascii
 import math
 import re
+import unicodedata
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -33,20 +34,34 @@ _CONTROL_ONE_LINE = re.compile(f"[\t\n{_NOT_TEXT}]")
 _CONTROL_NOTE = re.compile(f"[\t{_NOT_TEXT}]")  # a reason or note may have several lines
 
 
+def is_blank(value: str) -> bool:
+    """Nothing a reader could see: whitespace (U+3000 included) and invisible format characters (U+200B)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in value)
+
+
+def text_problem(value: str, multiline: bool = False, blank: bool = True) -> str | None:
+    """Why ``value`` is not text as people write it (D45), or None. THE text check of every route: the
+    schemas' ``Plain``, the CSV import and the upload forms all ask it, so no route stores what another refuses."""
+    bad = (_CONTROL_NOTE if multiline else _CONTROL_ONE_LINE).search(value)
+    if bad is not None:
+        return f"must not contain control characters (U+{ord(bad.group()):04X})"
+    if not blank and is_blank(value):
+        return "must not be blank"
+    return None
+
+
 class Plain(validate.Validator):
     """Text as people write it: no control characters (a note may break lines), and not blank when required."""
 
     def __init__(self, multiline: bool = False, blank: bool = True) -> None:
-        self.pattern = _CONTROL_NOTE if multiline else _CONTROL_ONE_LINE
+        self.multiline = multiline
         self.blank = blank
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, str):
-            bad = self.pattern.search(value)
-            if bad is not None:
-                raise ValidationError(f"must not contain control characters (U+{ord(bad.group()):04X})")
-            if not self.blank and not value.strip():
-                raise ValidationError("must not be blank")
+            problem = text_problem(value, self.multiline, self.blank)
+            if problem is not None:
+                raise ValidationError(problem)
         return value
 
 

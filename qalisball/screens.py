@@ -29,14 +29,16 @@ from flask import Blueprint, Flask, Response, abort, current_app, jsonify, rende
 from flask_babel import lazy_gettext as _l
 from flask_socketio import SocketIO, emit, join_room, leave_room
 from marshmallow import Schema, ValidationError, fields, validate
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from . import fanout, i18n
 from .api import ApiError
+from .schemas import Plain, text_problem
 from .screen_store import ScreenStore, utc_now
 from .service import MatchService
 from .store import Store
+from .strict_json import BadBody, bad_body_answer, read_json
 from .web import organiser_page_data, organiser_required, service
 
 bp = Blueprint("screens", __name__)
@@ -56,6 +58,8 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 MAX_BYTES = {"logo": 1_000_000, "slide": 5_000_000}
 MAX_SIDE = 4096
+MAX_FRAMES = 500  # an animated logo or slide
+MAX_PIXELS = 64_000_000  # every frame's pixels together (a decoded frame is 4 bytes a pixel)
 
 
 class ScreenContentSchema(Schema):
@@ -63,7 +67,7 @@ class ScreenContentSchema(Schema):
     match = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=64))
     competition = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=64))
     image = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=64))
-    caption = fields.String(load_default="", validate=validate.Length(max=200))
+    caption = fields.String(load_default="", validate=[validate.Length(max=200), Plain()])
 
 
 def team_key(name: str) -> str:
@@ -100,7 +104,7 @@ class ScreenService:
 
     def add_image(self, data: bytes, kind: str, title: str = "") -> dict[str, Any]:
         """Check and store an image; the same bytes uploaded again give the image already stored."""
-        content_type, width, height = check_image(data, kind)
+        content_type, width, height, data = check_image(data, kind)  # the clean bytes are stored (D152)
         image_id = hashlib.sha256(data).hexdigest()[:20]
         if image_id in self.images:
             return self.images[image_id]
@@ -176,8 +180,9 @@ class ScreenService:
             fn(name, self.screen(name))
 
 
-def check_image(data: bytes, kind: str) -> tuple[str, int, int]:
-    """The image's content type and size, after decoding its header and verifying its data (400 if not)."""
+def check_image(data: bytes, kind: str) -> tuple[str, int, int, bytes]:
+    """The image's content type, size and clean bytes: its header checked before any pixel is decoded
+    (format, sides, frames), then decoded and encoded again without its metadata (D152). 400 if not."""
     limit = MAX_BYTES[kind]
     if not data:
         raise _invalid("file", "the file is empty")
@@ -188,14 +193,54 @@ def check_image(data: bytes, kind: str) -> tuple[str, int, int]:
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as im:
                 fmt, (width, height) = im.format, im.size
+                _check_header(fmt, width, height, getattr(im, "n_frames", 1))
                 im.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombWarning) as exc:
+            with Image.open(io.BytesIO(data)) as im:
+                clean, (width, height) = reencode(im, fmt)
+    # A header that declares a bomb (DecompressionBombError/Warning), or data that does not decode.
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError) as exc:
         raise _invalid("file", "not a PNG, JPEG, WebP or GIF image") from exc
+    except Image.DecompressionBombWarning as exc:
+        raise _invalid("file", "the image declares more pixels than it may have") from exc
+    return FORMATS[fmt], width, height, clean
+
+
+def _check_header(fmt: str | None, width: int, height: int, frames: int) -> None:
+    """What the header declares, refused before a pixel is decoded (a 69-byte PNG may declare 20000×20000)."""
     if fmt not in FORMATS:
         raise _invalid("file", f"a {fmt} image: upload PNG, JPEG, WebP or GIF")
     if width > MAX_SIDE or height > MAX_SIDE:
         raise _invalid("file", f"the image is {width}×{height} pixels: at most {MAX_SIDE} on each side")
-    return FORMATS[fmt], width, height
+    if frames > MAX_FRAMES or frames * width * height > MAX_PIXELS:
+        raise _invalid("file", f"the animation has {frames} frames of {width}×{height}: at most {MAX_PIXELS:,} pixels in all")
+
+
+def reencode(im: Image.Image, fmt: str) -> tuple[bytes, tuple[int, int]]:
+    """The picture alone, in its own format: EXIF (a phone photo's GPS position), comments and text chunks
+    are left behind (D152). A photo is turned upright by its EXIF orientation first, as browsers show it."""
+    if getattr(im, "n_frames", 1) == 1:
+        frames = [_bare(ImageOps.exif_transpose(im))]  # read the orientation before the EXIF is dropped
+    else:
+        frames = [_bare(frame) for frame in ImageSequence.Iterator(im)]
+    first = frames[0]
+    out = io.BytesIO()
+    options: dict[str, Any] = {"format": fmt}
+    if fmt == "JPEG":
+        first = first.convert("RGB") if first.mode not in ("RGB", "L", "CMYK") else first
+    if fmt in ("JPEG", "WEBP"):
+        options.update(quality=90)  # lossy formats: close to what was uploaded
+    if len(frames) > 1:  # an animated GIF or WebP stays animated
+        durations = [f.info.get("duration", 100) for f in ImageSequence.Iterator(im)]
+        options.update(save_all=True, append_images=frames[1:], duration=durations, loop=im.info.get("loop", 0))
+    first.save(out, **options)
+    return out.getvalue(), first.size
+
+
+def _bare(frame: Image.Image) -> Image.Image:
+    """A frame's pixels with none of the file's metadata (only the transparency a picture needs)."""
+    copy = frame.copy()
+    copy.info = {k: v for k, v in frame.info.items() if k == "transparency"}
+    return copy
 
 
 def _invalid(field: str, message: str) -> ApiError:
@@ -282,6 +327,9 @@ def _api_error(exc: ApiError) -> tuple[Response, int]:
     return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
 
 
+bp.register_error_handler(BadBody, bad_body_answer)  # D44 on every route (D151)
+
+
 @bp.get("/api/screens")
 def list_screens() -> Response:
     return jsonify([describe(s) for s in screens().screens.values()])
@@ -299,7 +347,7 @@ def get_screen(name: str) -> Response:
 def put_screen(name: str) -> tuple[Response, int]:
     if not NAME.match(name):
         raise _invalid("name", "a screen's name is 1 to 40 lower-case letters, digits, '-' or '_'")
-    body = request.get_json(silent=True)
+    body = read_json(request)  # the one strict reader (D44, D151)
     if not isinstance(body, dict):
         raise ApiError(400, "invalid", "the body is not a JSON object", fields={"_schema": ["not a JSON object"]})
     try:
@@ -336,7 +384,10 @@ def delete_screen(name: str) -> tuple[str, int]:
 
 
 def _upload(kind: str) -> tuple[bytes, dict[str, str]]:
-    """The uploaded ``file`` (read no further than the kind's limit) and the form's other fields."""
+    """The uploaded ``file`` (read no further than the kind's limit) and the form's other fields.
+
+    Read before the form is looked at, with this limit: ``request.form`` read first would parse the body
+    under the app's 256 KB ``MAX_CONTENT_LENGTH`` and answer a 5 MB slide 413 (D152)."""
     limit = MAX_BYTES[kind]
     if request.content_length is not None and request.content_length > limit + 64_000:
         raise _invalid(
@@ -353,14 +404,28 @@ def _upload(kind: str) -> tuple[bytes, dict[str, str]]:
     return upload.read(limit + 1), form
 
 
+def _form_text(form: dict[str, str], field: str, max_length: int, required: bool = False) -> str:
+    """A form field through the one text validator (D45, D151), its spaces collapsed; 400 when it fails."""
+    raw = form.get(field, "")
+    problem = text_problem(raw, blank=not required)
+    if problem is None and len(raw) > max_length:
+        problem = f"at most {max_length} characters"
+    if problem is not None:
+        raise _invalid(field, f"{field}: {problem}")
+    return " ".join(raw.split())
+
+
 @bp.post("/api/images")
 @organiser_required
 def post_image() -> tuple[Response, int]:
-    kind = request.args.get("kind") or request.form.get("kind") or "slide"
+    named = request.args.get("kind")  # read before the body: the form's ``kind`` needs the body read
+    if named is not None and named not in MAX_BYTES:
+        raise _invalid("kind", "kind is 'slide' or 'logo'")
+    data, form = _upload(named or "slide")  # unnamed: read up to a slide's limit, the larger
+    kind = named or form.get("kind") or "slide"
     if kind not in MAX_BYTES:
         raise _invalid("kind", "kind is 'slide' or 'logo'")
-    data, form = _upload(kind)
-    title = form.get("title", "")[:120]
+    title = _form_text(form, "title", 120)
     row = screens().add_image(data, kind, title)
     return jsonify({**row, "url": image_url(row["id"])}), 201
 
@@ -383,9 +448,9 @@ def delete_image(image_id: str) -> tuple[str, int]:
 @organiser_required
 def post_logo() -> tuple[Response, int]:
     data, form = _upload("logo")
-    team = " ".join(form.get("team", "").split())
-    if not team or len(team) > 80:
+    if not form.get("team", "").strip():
         raise _invalid("team", "name the team (1 to 80 characters), as its matches name it")
+    team = _form_text(form, "team", 80, required=True)
     svc = screens()
     image = svc.add_image(data, "logo", team)
     row = svc.set_logo(team, image["id"])

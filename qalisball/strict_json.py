@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Request
+from flask import Request, Response, jsonify
 
 KB = 1024
 LIMIT = 64 * KB  # every JSON body
@@ -31,6 +31,12 @@ class BadBody(Exception):
     def __init__(self, status: int, error: str, message: str) -> None:
         super().__init__(message)
         self.status, self.error, self.message = status, error, message
+
+
+def bad_body_answer(exc: BadBody) -> tuple[Response, int]:
+    """A blueprint's error handler for ``BadBody``: API.md's error body (``fields._schema`` on a 400)."""
+    extra = {"fields": {"_schema": [exc.message]}} if exc.status == 400 else {}
+    return jsonify({"error": exc.error, "message": exc.message, **extra}), exc.status
 
 
 def _invalid(message: str) -> BadBody:

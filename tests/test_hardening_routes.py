@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import struct
+import zlib
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from PIL import Image
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
 
 from qalisball.demo import demo_request
+from qalisball.schemas import is_blank
 
 from .conftest import ADMIN, FakeClock, MatchDriver, auth
 
@@ -97,3 +104,217 @@ def test_D150_every_csv_export_escapes_formulas_in_every_text_column(app: Flask,
     # Not vacuous: the dangerous names are in the exports, with the leading quote.
     for text in ("'=1+2 FC home", "'@SUM(A1) FC away", "'-lonely FC", "'=home"):
         assert text in escaped, (text, sorted(escaped)[:20])
+
+
+# ---------------------------------------------------------------------------------------------
+# D151: every route reads JSON through the strict reader and text through the one validator
+
+
+def _png_declaring(width: int, height: int) -> bytes:
+    """A tiny PNG whose header declares ``width``×``height`` (a decompression bomb's disguise)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+
+
+def _gif_screen(width: int, height: int) -> bytes:
+    """A one-pixel GIF whose logical screen is ``width``×``height``."""
+    frame = b"\x2c" + struct.pack("<HHHH", 0, 0, 1, 1) + b"\x00" + b"\x02\x02\x44\x01\x00"
+    return b"GIF89a" + struct.pack("<HH", width, height) + b"\x00\x00\x00" + frame + b"\x3b"
+
+
+def _upload(client: FlaskClient, url: str, data: bytes, **fields: str) -> Any:
+    boundary, body = encode_multipart({**fields, "file": FileStorage(io.BytesIO(data), "f.png")})
+    return client.post(url, data=body, content_type=f"multipart/form-data; boundary={boundary}", headers=auth(ADMIN))
+
+
+def _everything(app: Flask) -> tuple[Any, ...]:
+    """Every row of every table: what any request could change."""
+    db = app.extensions["qalisball"].store.db
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()]
+    return tuple((t, tuple(tuple(r) for r in db.execute(f'SELECT * FROM "{t}" ORDER BY 1').fetchall())) for t in tables)
+
+
+def _refused_400(app: Flask, response: Any, before: tuple[Any, ...], status: int = 400) -> dict[str, Any]:
+    body: dict[str, Any] = response.get_json()
+    assert response.status_code == status, (response.status_code, body)
+    assert body["error"] and isinstance(body["message"], str) and body["message"], body
+    assert _everything(app) == before, "a refusal changed something"
+    return body
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (_png_declaring(20_000, 20_000), "69-byte PNG declaring 20000x20000"),
+        (_gif_screen(20_000, 20_000), "GIF screen of 20000x20000"),
+        (_gif_screen(9_000, 9_000), "GIF screen of 9000x9000"),
+    ],
+    ids=["png-bomb", "gif-screen-bomb", "gif-screen-large"],
+)
+@pytest.mark.parametrize("url", ["/api/images?kind=slide", "/api/images?kind=logo", "/api/logos"])
+def test_D151_an_image_declaring_a_huge_size_is_a_400_not_a_500(
+    app: Flask, client: FlaskClient, data: bytes, why: str, url: str
+) -> None:
+    before = _everything(app)
+    body = _refused_400(app, _upload(client, url, data, team="Renmin"), before)
+    assert "file" in body["fields"], (why, body)
+
+
+BAD_TEXT = {
+    "nul": "Ren\x00min",
+    "esc": "\x1b[2JRenmin",
+    "rlo": "Ren\u202emin",
+    "spaces": "   ",
+    "ideographic-space": "\u3000",
+    "zero-width": "\u200b",
+}
+
+
+@pytest.mark.parametrize("text", list(BAD_TEXT.values()), ids=list(BAD_TEXT))
+def test_D151_team_official_logo_image_and_caption_names_refuse_control_characters_and_blanks(
+    app: Flask, client: FlaskClient, text: str
+) -> None:
+    """D45 on the newer routes: the match routes' one validator, for every name they take."""
+    team = _post(client, "/api/teams", {"name": "Kept"})["id"]
+    image = _upload(client, "/api/images?kind=slide", _small_png(), title="Sponsor").get_json()["id"]
+    before = _everything(app)
+    attempts = [
+        ("POST", "/api/teams", {"name": text}),
+        ("POST", "/api/teams", {"name": "Fine", "players": [{"number": 1, "name": text}]}),
+        ("PATCH", f"/api/teams/{team}", {"name": text}),
+        ("POST", "/api/officials", {"name": text}),
+        ("POST", "/api/competitions", {"name": text, "format": "round_robin", "teams": [team, team], "fields": [{}]}),
+        ("PUT", "/api/screens/field-1", {"show": "slide", "image": image, "caption": "Sponsor " + text + " x"}),
+    ]
+    blank = is_blank(text)
+    for method, url, body in attempts:
+        if blank and url == "/api/screens/field-1":
+            continue  # a caption may be empty, and one with a space inside is text
+        r = client.open(url, method=method, json=body, headers=auth(ADMIN))
+        _refused_400(app, r, before)
+    _refused_400(app, _upload(client, "/api/logos", _small_png(), team=text), before)  # the form fields
+    if not blank:  # an image's title may be left empty
+        _refused_400(app, _upload(client, "/api/images?kind=slide", _small_png(1), title=text), before)
+    r = client.post(
+        "/api/teams/import",
+        data=f"team,number,name\n{text},1,Li\nOK,2,{text}\n".encode(),
+        content_type="text/csv",
+        headers=auth(ADMIN),
+    )
+    _refused_400(app, r, before)
+
+
+def _small_png(shade: int = 0) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (20, 10), (200, 40, shade)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [("POST", "/api/teams"), ("PUT", "/api/screens/x"), ("POST", "/api/officials"), ("POST", "/api/competitions")],
+)
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, 413),  # 200 KB: over the 64 KB of every JSON body
+        (b"[" * 30_000 + b"]" * 30_000, 400),  # within 64 KB, 30,000 deep
+        (b'{"name": "\\ud800"}', 400),  # a lone surrogate
+        (b'{"name": "A", "name": "B"}', 400),  # duplicate keys
+        (b'\xef\xbb\xbf{"name": "A"}', 400),  # a byte-order mark
+        (b'{"name": NaN}', 400),
+    ],
+    ids=["100k-deep", "30k-deep", "surrogate", "duplicate-keys", "bom", "nan"],
+)
+def test_D151_newer_routes_read_json_through_the_strict_reader(
+    app: Flask, client: FlaskClient, method: str, url: str, raw: bytes, status: int
+) -> None:
+    before = _everything(app)
+    r = client.open(url, method=method, data=raw, content_type="application/json", headers=auth(ADMIN))
+    body = _refused_400(app, r, before, status)
+    assert body["error"] == ("too_large" if status == 413 else "invalid"), body
+
+
+@pytest.mark.parametrize("number", ["²", "①", "٣", "１", "1.0", "-1", "1000"])
+def test_D151_a_csv_shirt_number_is_ascii_digits_only(app: Flask, client: FlaskClient, number: str) -> None:
+    before = _everything(app)
+    data = f"team,number,name\nRenmin,{number},Li Hua\n".encode()
+    r = client.post("/api/teams/import", data=data, content_type="text/csv", headers=auth(ADMIN))
+    body = _refused_400(app, r, before)
+    assert "line 2" in body["fields"], body
+
+
+# ---------------------------------------------------------------------------------------------
+# D152: uploads are decoded, bounded and encoded again without their metadata
+
+
+def _photo_with_gps(fmt: str = "JPEG") -> bytes:
+    """A phone photo: EXIF with a GPS position and "rotate 90° to show" (orientation 6), a comment."""
+    exif = Image.Exif()
+    exif[0x8825] = {1: "N", 2: (39.0, 57.0, 30.0), 3: "E", 4: (116.0, 19.0, 12.0)}  # GPS IFD
+    exif[0x0112] = 6
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), "#c62828").save(buf, fmt, exif=exif.tobytes(), **({"comment": b"home"} if fmt == "JPEG" else {}))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "WEBP", "PNG"])
+def test_D152_an_uploaded_photo_loses_its_exif_gps_and_is_turned_upright(client: FlaskClient, fmt: str) -> None:
+    data = _photo_with_gps(fmt)
+    assert Image.open(io.BytesIO(data)).getexif().get_ifd(0x8825), "the upload carries a GPS position"
+    r = _upload(client, "/api/images?kind=slide", data)
+    assert r.status_code == 201, r.get_json()
+    row = r.get_json()
+    stored = client.get(row["url"]).get_data()
+    im = Image.open(io.BytesIO(stored))
+    assert im.format == fmt and not im.getexif() and "exif" not in im.info and "comment" not in im.info, im.info
+    assert b"Exif" not in stored and b"home" not in stored
+    assert im.size == (20, 40) and (row["width"], row["height"]) == (20, 40), "turned as its orientation said"
+    assert row["bytes"] == len(stored)
+    again = _upload(client, "/api/images?kind=slide", data).get_json()
+    assert again["id"] == row["id"], "the same upload is the same image"
+
+
+def test_D152_an_animated_gif_stays_animated_without_its_comment(client: FlaskClient) -> None:
+    frames = [Image.new("RGB", (30, 20), c) for c in ("#c62828", "#1565c0", "#2e7d32")]
+    buf = io.BytesIO()
+    frames[0].save(buf, "GIF", save_all=True, append_images=frames[1:], duration=[100, 200, 300], loop=0, comment=b"at home")
+    r = _upload(client, "/api/images?kind=logo", buf.getvalue())
+    assert r.status_code == 201, r.get_json()
+    stored = client.get(r.get_json()["url"]).get_data()
+    im = Image.open(io.BytesIO(stored))
+    assert im.n_frames == 3 and "comment" not in im.info and b"at home" not in stored
+
+
+def test_D152_an_animation_of_too_many_pixels_is_refused_before_it_is_decoded(app: Flask, client: FlaskClient) -> None:
+    frames = [Image.new("L", (4000, 4000), i) for i in range(5)]  # 80 million pixels: 320 MB decoded
+    buf = io.BytesIO()
+    frames[0].save(buf, "GIF", save_all=True, append_images=frames[1:])
+    before = _everything(app)
+    body = _refused_400(app, _upload(client, "/api/images?kind=slide", buf.getvalue()), before)
+    assert "frames" in body["fields"]["file"][0], body
+
+
+def _noise_png(width: int, height: int) -> bytes:
+    """A PNG that does not compress: about 3 bytes a pixel."""
+    buf = io.BytesIO()
+    Image.frombytes("RGB", (width, height), os.urandom(width * height * 3)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_D152_a_slide_up_to_5_mb_is_accepted_without_kind_in_the_address(client: FlaskClient) -> None:
+    """README: 5 MB for a slide. Read as a slide unless the address says logo; the form's kind still counts."""
+    slide = _noise_png(600, 400)  # ~720 KB: over the app's 256 KB for other bodies
+    assert len(slide) > 256 * 1024
+    r = _upload(client, "/api/images", slide)
+    assert r.status_code == 201 and r.get_json()["kind"] == "slide", (r.status_code, r.get_json())
+    r = _upload(client, "/api/images", _noise_png(600, 401), kind="slide")
+    assert r.status_code == 201, r.get_json()
+    r = _upload(client, "/api/images", _noise_png(700, 600), kind="logo")  # ~1.26 MB
+    assert r.status_code == 400 and "at most 1 MB" in r.get_json()["fields"]["file"][0], r.get_json()
+    r = _upload(client, "/api/images", _small_png(), kind="poster")
+    assert r.status_code == 400 and r.get_json()["fields"] == {"kind": ["kind is 'slide' or 'logo'"]}
