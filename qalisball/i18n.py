@@ -134,6 +134,8 @@ ROLES = {
     "assistant2": _l("Assistant referee 2"),
     "scorer": _l("Scorer"),
 }
+# Who logs events: the officials and the organiser (M6's reopen), so that no screen shows a raw "organiser".
+AUTHORS = {**ROLES, "organiser": _l("Organiser")}
 # Who signs the score sheet (SPEC M6): the officials and both captains.
 SIGNERS = {**ROLES, "home_captain": _l("Home team captain"), "away_captain": _l("Away team captain")}
 CLOCK_ACTIONS = {v.name: _l(v.label) for v in CATALOGUE_CLOCK}
@@ -152,7 +154,7 @@ def vocabulary() -> dict[str, dict[str, str]]:
         "restart": RESTARTS,
         "event": EVENTS,
         "violation": VIOLATIONS,
-        "role": ROLES,
+        "role": AUTHORS,
         "signer": SIGNERS,
         "clock": CLOCK_ACTIONS,
         "card": CARDS,
