@@ -102,7 +102,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D13": ("时间到后、半场结束前双方均可换人", "Once time is up both teams may substitute freely"),
     "D14": (
         "罚球大战中被罚下的罚球手保留顺序，其射门只能记为未中",
-        "A shootout taker sent off keeps his turn; his kicks count as missed",
+        "A shootout taker sent off keeps the turn; those kicks count as missed",
     ),
     "D15": ("被罚下球员的补人在该次死球时进行", "A sent-off player's replacement is made at that dead ball"),
     "D16": ("发球违例：在发球前或刚发球后判罚", "A restart violation: while the restart is pending or just taken"),
@@ -136,7 +136,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D34": ("更正事件在被更正事件的位置和时间裁定", "A correction is judged at the place and time of what it corrects"),
     "D35": ("重复判罚的认定忽略备注", "A duplicate call ignores notes in between"),
     "D36": ("每人签字一次，主裁判最后签字并锁定", "Each signs once; the referee signs last and locks the match"),
-    "D37": ("改号后的球员在所有记录中使用新号码", "A renumbered player carries his new number everywhere"),
+    "D37": ("改号后的球员在所有记录中使用新号码", "A renumbered player carries the new number everywhere"),
     "D38": ("只有罚球须指定发球队员", "Only a penalty needs its taker named"),
     "D39": ("可判项目以代表性事件向规则引擎询问", "What may be called is asked of the engine with a representative event"),
     # Reliability and security (issue 14): not rules of the game, but cited by 503/429 answers and the docs.
@@ -178,7 +178,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D82": ("报告CSV每行带比赛编号、日期、双方与比分", "The report CSV carries the match, date, teams and score on every row"),
     "D83": ("报告时间采用比赛所在时区，否则采用服务器本地时区", "Report times in the match's time zone, else the server's"),
     # The console at the field (issue 13).
-    "D130": ("只有规则需要时才须指定发球队员", "The restart taker is asked for only where a rule needs him"),
+    "D130": ("只有规则需要时才须指定发球队员", "The restart taker is asked for only where a rule needs the taker"),
     "D131": ("计分台喇叭与振动，可静音", "The console's horn and vibration, with a mute"),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),

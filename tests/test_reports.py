@@ -1201,7 +1201,7 @@ def test_M8_second_yellow_reads_sent_off_and_fouls_per_player_match_the_state(cl
     r = match_day.json()
     tl = {item["seq"]: item for item in r["timeline"]}
     assert "second yellow → sent off" in tl[8]["text"]["en"] and "第二张黄牌 → 罚下" in tl[8]["text"]["zh"]
-    assert "his foul no. 2" in tl[8]["text"]["en"] and "foul no." not in tl[5]["text"]["en"]
+    assert "the player's foul no. 2" in tl[8]["text"]["en"] and "foul no." not in tl[5]["text"]["en"]
     assert [(c["seq"], c["off"], c["reason"]) for c in r["lineups"]["home"]["changes"] if c["off"] is not None] == [
         (8, 33, "second_yellow")
     ]

@@ -1262,7 +1262,7 @@ def _fouls_note(st: Step) -> list[Detail]:
     if team not in TEAMS or player is None:
         return []
     n = st.after.teams[team].fouls.get(player, 0)
-    return [(f"his foul no. {n}", f"本场第{n}次犯规")] if n >= 2 else []
+    return [(f"the player's foul no. {n}", f"本场第{n}次犯规")] if n >= 2 else []
 
 
 def _reason_note(f: Mapping[str, Any]) -> list[Detail]:

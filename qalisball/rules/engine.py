@@ -531,7 +531,9 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
     ts = s.teams[ev.team]
     if ev.player is None:
         if r.type == "penalty":
-            raise RuleViolation("10.8", N_("name the penalty taker: rule 10.8 has him chosen among the players on the field"))
+            raise RuleViolation(
+                "10.8", N_("name the penalty taker: rule 10.8 has the taker chosen among the players on the field")
+            )
         _take_restart(s, r)
         return
     if ev.player in ts.sent_off:
@@ -895,7 +897,7 @@ def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
     nxt = s.shootout.next_kick()
     if nxt is not None and nxt.team == ev.team and ev.scored and nxt.player in s.teams[ev.team].sent_off:
         raise RuleViolation(
-            "D5", N_("#{player} of {team} was sent off: his kick is recorded as missed"), {"player": nxt.player, "team": ev.team}
+            "D5", N_("#{player} of {team} was sent off: the kick is recorded as missed"), {"player": nxt.player, "team": ev.team}
         )
     s.shootout = so.kick(s.shootout, ev.team, ev.scored)
     if s.shootout.decided:

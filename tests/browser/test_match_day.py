@@ -144,7 +144,7 @@ def test_m1_to_m8_a_match_day_officiated_from_the_consoles(devices: Devices, ser
     player(referee, 4)
     expect(referee.locator("#call-warning")).to_have_text("#4 has 1 foul")
     referee.locator('#b-options [data-choice="card"][data-value="yellow"]').click()
-    expect(referee.locator("#call-warning")).to_contain_text("#4 already has a yellow card: a second one sends him off")
+    expect(referee.locator("#call-warning")).to_contain_text("#4 already has a yellow card: a second one sends the player off")
     tap_field(referee, 22, 12)
     expect(referee.locator("#log li").first).to_contain_text(f"Foul, {AWAY} #4 Dana Zhou + Second yellow → sent off")
     expect(referee.locator("#log li").first).to_have_class(re.compile(r"\bsecond-yellow\b"))

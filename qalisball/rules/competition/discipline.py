@@ -182,7 +182,7 @@ def check_stand_aside(officials: Mapping[str, Party], teams: Sequence[Party]) ->
             if mine == club_key(t.club or t.name):
                 raise RuleViolation(
                     "C5",
-                    N_("{official} belongs to {club}, the club of {team}: he stands aside from this match ({role})"),
+                    N_("{official} belongs to {club}, the club of {team}, and stands aside from this match ({role})"),
                     {"official": o.name, "club": o.club or "", "team": t.name, "role": role},
                 )
 
