@@ -298,7 +298,7 @@ _JS = {
     # The match day (SPEC §9): late calls, corrections, rosters, notes, the score sheet, devices.
     "already_logged": _l("Already logged by {role}"),
     "second_yellow": _l("Second yellow → sent off"),
-    "second_yellow_warning": _l("{player} already has a yellow card: a second one sends him off"),
+    "second_yellow_warning": _l("{player} already has a yellow card: a second one sends the player off"),
     "fouls_n": _l("{n} fouls"),
     "fouls_n_one": _l("1 foul"),
     "fouls_warning": _l("{player} has {n} fouls"),
