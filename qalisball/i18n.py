@@ -363,6 +363,11 @@ _JS = {
     "device_seen": _l("seen {time}"),
     "device_none": _l("not connected"),
     "devices_shared": _l("{n} consoles are open as {role}: check which tablet is the right one."),
+    # D168: the officials' page asks before a new code stops a console that is connected now.
+    "new_code_online": _l(
+        "{role} is connected now ({devices}): a new code stops that tablet at once, and it must scan the new one. "
+        "Issue a new code anyway?"
+    ),
     "token_revoked": _l(
         "A new link was issued for the {role}: this tablet's link no longer works and it sends nothing more. "
         "Open the new link (its QR code is on the organiser's page)."

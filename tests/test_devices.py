@@ -163,3 +163,33 @@ def test_devices_revoking_a_role_tells_its_consoles_and_forgets_them(app: Flask,
     assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
     match.kickoff()
     assert [name for name, _ in _received(first)] == ["event", "state"] * 2
+
+
+# ---------------------------------------------------------------------------------------------
+# D168: after a restart the consoles rejoin; the officials' page lists them per role
+
+
+def test_D168_after_a_restart_the_rejoined_consoles_are_listed_on_the_officials_page(
+    app: Flask, client: FlaskClient, match: MatchDriver, clock: FakeClock, tmp_path: Any
+) -> None:
+    """Issue 19.6: after a restart the page can show no code (the server keeps only their hashes, D47), and it
+    showed nothing but "New code" for every role while the referee's console was online."""
+    import re
+
+    from qalisball import create_app
+
+    app.extensions["qalisball"].store.close()  # the server stops; the same database opens again
+    again = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.db"), "ADMIN_TOKEN": ADMIN, "CLOCK": clock})
+    try:
+        web = again.test_client()
+        assert _devices(web, match, ADMIN) == []
+        _console(again, match, "referee", "Referee's tablet")  # its socket reconnects and joins again
+        assert [(d["role"], d["device"]) for d in _devices(web, match, ADMIN)] == [("referee", "Referee's tablet")]
+        page = web.get(f"/matches/{match.id}/officials?token={ADMIN}", follow_redirects=True).get_data(as_text=True)
+        for role in ("referee", "assistant1", "assistant2", "scorer"):
+            card = re.search(rf'<figure class="qr-card no-code" data-role="{role}">(.*?)</figure>', page, re.S)
+            assert card, role  # no code to show after the restart …
+            assert f'data-devices="{role}"' in card.group(1)  # … but its consoles, drawn by officials.js
+            assert "<form method=\"post\" data-new-code>" in card.group(1)  # asks before replacing an online code
+    finally:
+        again.extensions["qalisball"].store.close()

@@ -1,6 +1,8 @@
 /* The organiser's officials page: the consoles connected now per role (with their unsent calls, and a
- * warning when two share a role), the score sheet's state, and reopening a locked match (SPEC M6).
- * Polls the API every 5 s with the organiser's cookie (the page holds only its CSRF token: D54). */
+ * warning when two share a role) — after a restart too, when the codes cannot be shown but the consoles
+ * have rejoined (D168) —, the score sheet's state, and reopening a locked match (SPEC M6).
+ * Polls the API every 5 s with the organiser's cookie (the page holds only its CSRF token: D54).
+ * A new code for a role whose console is connected is issued only once the organiser confirms it. */
 (function () {
   "use strict";
   var match = Q.data.match;
@@ -21,7 +23,9 @@
     return isNaN(d) ? "" : [d.getHours(), d.getMinutes(), d.getSeconds()].map(function (x) { return ("0" + x).slice(-2); }).join(":");
   }
 
+  var lastDevices = [];
   function drawDevices(list) {
+    lastDevices = list;
     var byRole = {};
     list.forEach(function (d) { (byRole[d.role] = byRole[d.role] || []).push(d); });
     var shared = [];
@@ -50,6 +54,28 @@
     fetch("/api/matches/" + encodeURIComponent(match), { cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; }).then(function (s) { if (s) drawState(s); }).catch(function () {});
   }
+
+  /* D168: a new code stops the console that uses the old one at once. The consoles are asked for again at
+   * the press (not the last poll's): when one of the form's roles is connected, the organiser confirms. */
+  function confirmOnline(roles, list) {
+    var lines = roles.filter(function (role) { return list.some(function (d) { return d.role === role; }); }).map(function (role) {
+      var names = list.filter(function (d) { return d.role === role; }).map(function (d) { return d.device || "?"; });
+      return Q.fmt(T.new_code_online, { role: V.role[role] || role, devices: names.join(", ") });
+    });
+    return !lines.length || window.confirm(lines.join("\n\n"));
+  }
+  document.querySelectorAll("form[data-new-code]").forEach(function (form) {
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var roles = Array.prototype.map.call(form.querySelectorAll('input[name="role"]'), function (i) { return i.value; });
+      api("GET", "/devices")
+        .then(function (r) { return r.ok ? r.json() : lastDevices; }, function () { return lastDevices; })
+        .then(function (list) {
+          drawDevices(list);
+          if (confirmOnline(roles, list)) form.submit(); // form.submit() does not fire this handler again
+        });
+    });
+  });
 
   Q.$("reopen-form").addEventListener("submit", function (ev) {
     ev.preventDefault();

@@ -6,11 +6,13 @@ organiser's reopen — each checked on the screens and against the API."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
-from tests.browser.conftest import ADMIN, PHONE, SCREEN, Devices, Server, shot
+from tests.browser.conftest import ADMIN, PHONE, SCREEN, TABLET, Devices, Server, shot, start_server, stop_server
 from tests.browser.helpers import action, console_url, live_match, player, tap_field, team
 
 pytestmark = pytest.mark.browser
@@ -361,3 +363,62 @@ def test_M4_D167_D169_the_assistant_logs_the_goal_after_the_referees_arrived(dev
     expect(assistant.locator('[data-action="goal"]')).to_have_attribute("aria-disabled", "true", timeout=20_000)
     assistant.locator('[data-action="goal"]').click(force=True)
     expect(assistant.locator("#notice-hint")).to_have_text("The restart is still pending: the referee logs “Restart taken”")
+
+
+def test_D168_after_a_restart_the_officials_page_lists_the_rejoined_consoles_and_asks_before_a_new_code(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Issue 19.6: after a restart every role showed only "New code" while the referee's console was online."""
+    srv = start_server(tmp_path)
+    port = srv.base.rsplit(":", 1)[1]
+    ctx = browser.new_context(viewport=TABLET, base_url=srv.base, locale="en-GB", service_workers="block")
+    try:
+        match_id, tokens = live_match(srv)
+        referee = ctx.new_page()
+        referee.goto(console_url(match_id, tokens["referee"]))
+        referee.locator("#device-input").fill("Ref tablet")
+        referee.locator("#device-save").click()
+        expect(referee.locator("#net")).to_have_text("Online")
+
+        stop_server(srv)
+        srv = start_server(tmp_path, PORT=port)  # the same server on its database: it knows no code to show
+        expect(referee.locator("#net")).to_have_text("Online", timeout=30_000)  # the console rejoined
+
+        organiser = ctx.new_page()
+        organiser.goto(f"/matches/{match_id}/officials?token={ADMIN}")
+        card = organiser.locator('.qr-card.no-code[data-role="referee"]')
+        expect(card.locator('[data-devices="referee"]')).to_contain_text("Ref tablet", timeout=15_000)
+        expect(organiser.locator('[data-devices="scorer"]')).to_have_text("not connected")
+        # A new code for the online referee: asked first; "Cancel" keeps the tablet's code working.
+        asked: list[str] = []
+
+        def answer(accept: bool) -> Any:
+            def handle(dialog: Any) -> None:
+                asked.append(dialog.message)
+                dialog.accept() if accept else dialog.dismiss()
+
+            return handle
+
+        organiser.once("dialog", answer(False))
+        card.locator("button.new-code").click()
+        for _ in range(150):  # the question comes once the page has asked the server who is connected
+            if asked:
+                break
+            organiser.wait_for_timeout(100)
+        organiser.wait_for_timeout(500)  # a refused question submits nothing: give a wrong submit its chance
+        assert asked and "Referee is connected now (Ref tablet)" in asked[0], asked
+        expect(card).to_be_visible()  # still no new code
+        srv.post(match_id, tokens["referee"], {"type": "clock", "action": "pause"})  # the old code still works
+        # Confirmed: the new code is shown, and the old console is told its code stopped working.
+        organiser.once("dialog", answer(True))
+        card.locator("button.new-code").click()
+        expect(organiser.locator('.qr-card[data-role="referee"] .role-link')).to_be_visible()
+        expect(referee.locator("#revoked")).to_be_visible(timeout=15_000)
+        assert len(asked) == 2
+        # A role with nothing connected gets its new code without a question.
+        organiser.locator('.qr-card.no-code[data-role="scorer"] button.new-code').click()
+        expect(organiser.locator('.qr-card[data-role="scorer"] .role-link')).to_be_visible()
+        assert len(asked) == 2
+    finally:
+        ctx.close()
+        stop_server(srv)
