@@ -54,7 +54,7 @@ defaults
 
 frontend qalisball
     bind {bind}
-    acl live path_beg /socket.io/
+{per_address}    acl live path_beg /socket.io/
     acl official url_param(official) -m found
     acl to_writer url_param(writer) -m found   # live pages the spectator processes do not serve
     use_backend writer if live official
@@ -74,9 +74,24 @@ backend spectators
 """
 
 
-def haproxy_config(bind: str, writer: str, spectators: list[str], maxconn: int = 40000) -> str:
+# D52's cap on open connections per client address, counted where the client's own address is seen
+# (D140): behind the proxy every process sees only 127.0.0.1. The (cap+1)th connection of an address gets
+# the same 429 as a single process gives, once its request is read; the proxy's health checks do not pass
+# through this frontend, so they are never counted.
+PER_ADDRESS_CAP = (
+    "    stick-table type ipv6 size 1m expire 60s store conn_cur\n"
+    "    tcp-request connection track-sc0 src\n"
+    '    http-request return status 429 content-type "text/plain; charset=utf-8"'
+    ' string "too many connections from this address (D52)" hdr Retry-After 10 hdr Connection close'
+    " if {{ sc0_conn_cur gt {cap} }}\n"
+)
+
+
+def haproxy_config(bind: str, writer: str, spectators: list[str], maxconn: int = 40000, per_address: int = 0) -> str:
+    """HAProxy's configuration; ``per_address``: open connections per client address (0: no cap)."""
     servers = "\n".join(f"    server s{i} {addr} cookie s{i}" for i, addr in enumerate(spectators, 1))
-    return HAPROXY_CFG.format(bind=bind, writer=writer, servers=servers, maxconn=maxconn)
+    cap = PER_ADDRESS_CAP.format(cap=per_address) if per_address > 0 else ""
+    return HAPROXY_CFG.format(bind=bind, writer=writer, servers=servers, maxconn=maxconn, per_address=cap)
 
 
 @dataclass
@@ -149,6 +164,8 @@ class Cluster:
         self.queue = env.get("QALISBALL_MESSAGE_QUEUE") or "redis://127.0.0.1:6379/0"
         self.remote = [a.strip() for a in env.get("QALISBALL_SPECTATORS", "").split(",") if a.strip()]
         self.dir = Path(env.get("QALISBALL_CLUSTER_DIR") or ROOT / "instance" / "cluster")
+        # D52's cap, enforced by the proxy on the client's own address (D140).
+        self.per_address = int(env.get("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS") or "100")
         self.children: list[Child] = []
         self.stopping = False
 
@@ -169,15 +186,16 @@ class Cluster:
         writer_port = self.port + 1
         writer_env = {**base, "HOST": "127.0.0.1", "PORT": str(writer_port)}
         # Behind the proxy every connection comes from 127.0.0.1: believe one proxy's X-Forwarded-For
-        # (throttling, D50), and leave the per-address connection cap (D52) to the proxy's maxconn.
+        # (throttling, D50); the per-address connection cap (D52) is the proxy's (D140).
         writer_env.setdefault("QALISBALL_PROXY_HOPS", "1")
-        writer_env.setdefault("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS", "0")
+        writer_env["QALISBALL_MAX_CONNECTIONS_PER_ADDRESS"] = "0"
         writer_env.setdefault("QALISBALL_PUBLIC_URL", f"http://{shown}:{self.port}")  # links and QR codes: the proxy
         self.children.append(Child("writer", [py, str(ROOT / "app.py")], writer_env, writer_port))
         pool = []
         for i in range(self.workers):
             port = writer_port + 1 + i
             env = {**base, "HOST": "127.0.0.1", "PORT": str(port), "QALISBALL_ROLE": "spectators"}
+            env["QALISBALL_MAX_CONNECTIONS_PER_ADDRESS"] = "0"  # all from the proxy's address: the proxy caps (D140)
             env["QALISBALL_WRITER_URL"] = f"http://127.0.0.1:{writer_port}"
             self.children.append(Child(f"spectators-{i + 1}", [py, str(ROOT / "app.py")], env, port))
             pool.append(f"127.0.0.1:{port}")
@@ -186,7 +204,7 @@ class Cluster:
             raise SystemExit("no spectator process: set QALISBALL_WORKERS >= 1 or QALISBALL_SPECTATORS")
         bind = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
         cfg = self.dir / "haproxy.cfg"
-        cfg.write_text(haproxy_config(bind, f"127.0.0.1:{writer_port}", pool, _max_connections()))
+        cfg.write_text(haproxy_config(bind, f"127.0.0.1:{writer_port}", pool, _max_connections(), self.per_address))
         haproxy = need("haproxy")
         check = subprocess.run([haproxy, "-c", "-q", "-f", str(cfg)], capture_output=True, text=True)
         if check.returncode != 0:

@@ -124,6 +124,9 @@ def create_follower_app() -> Flask:
     if not url or not writer:
         raise SystemExit("a spectator process needs QALISBALL_MESSAGE_QUEUE (redis://…) and QALISBALL_WRITER_URL")
     app = Flask(__name__)
+    # A spectator process serves only behind the cluster's proxy, so every connection has the proxy's address:
+    # the per-address cap (D52) is the proxy's, on the client's own address (D140); 0 here unless set.
+    app.config["MAX_CONNECTIONS_PER_ADDRESS"] = int(os.environ.get("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS") or "0")
     holder: dict[str, Follower] = {}
     mode = os.environ.get("QALISBALL_ASYNC_MODE", "gevent")
     manager = FollowingRedisManager(url, on_state=lambda s: holder["f"].relayed(s) if "f" in holder else None)

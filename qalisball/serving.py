@@ -106,12 +106,21 @@ class ConnectionLimits:
             self.open.pop(address, None)
 
 
+# An over-the-cap connection is read only this long for its request (a health check, D141), then closed.
+OVER_CAP_TIMEOUT = 5.0
+HEALTH_CHECK = "/healthz"
+
+
 def handler_class(io_timeout: float, per_address: int) -> type:
     """gevent-websocket's handler, bounded: a per-address cap, a socket timeout, a small send buffer, keepalive.
 
     The timeout (longer than Engine.IO's ping interval plus its timeout) applies to every read and
     write of the connection: a client that stops reading cannot block a write for longer, a half-open
     socket (a phone gone out of range) is closed, and an idle keep-alive connection too.
+
+    A connection over the cap is not counted; its request is read (for at most ``OVER_CAP_TIMEOUT`` s)
+    and answered 429, except a health check (``GET /healthz``), which is never refused (D141): a proxy
+    whose checks were refused would take the whole process out of its pool.
     """
     import socket
 
@@ -120,21 +129,28 @@ def handler_class(io_timeout: float, per_address: int) -> type:
     limits = ConnectionLimits(per_address)
 
     class BoundedHandler(WebSocketHandler):  # type: ignore[misc]
+        over_cap = False
+
         def handle(self) -> None:
             address = str(self.client_address[0] if isinstance(self.client_address, tuple) else self.client_address)
-            if not limits.acquire(address):
-                try:
-                    self.socket.sendall(REFUSAL)
-                except OSError:
-                    pass
-                finally:
-                    self.socket.close()
-                return
+            self.over_cap = not limits.acquire(address)
             try:
-                _tune(self.socket, io_timeout)
+                _tune(self.socket, OVER_CAP_TIMEOUT if self.over_cap else io_timeout)
                 super().handle()
             finally:
-                limits.release(address)
+                if not self.over_cap:
+                    limits.release(address)
+
+        def handle_one_response(self) -> None:
+            if self.over_cap:
+                self.close_connection = True  # one answer, then closed: an uncounted connection never lingers
+                if self.command != "GET" or self.path.split("?", 1)[0] != HEALTH_CHECK:
+                    with contextlib.suppress(OSError):
+                        self.socket.sendall(REFUSAL)
+                    return
+            super().handle_one_response()
+            if self.over_cap:
+                self.close_connection = True
 
         def run_websocket(self) -> None:
             try:

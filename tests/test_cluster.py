@@ -10,6 +10,7 @@ generous deadlines.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -74,6 +75,8 @@ class Cluster:
             [sys.executable, "-m", "qalisball.cluster"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.base = f"http://127.0.0.1:{self.port}"
+        # What a process started by hand beside the cluster needs to join it (the same Redis).
+        self.child_env = {"QALISBALL_MESSAGE_QUEUE": env["QALISBALL_MESSAGE_QUEUE"]}
         _wait("the cluster to start", lambda: self.proc.poll() is not None or (self.dir / "cluster.json").exists(), 120)
         assert self.proc.poll() is None, (tmp / "cluster.log").read_text()[-3000:]
 
@@ -335,3 +338,159 @@ def test_fastws_keeps_every_frame_in_order_for_a_reader_that_falls_behind(tmp_pa
         proc.terminate()
         proc.wait(10)
         log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 20: the cluster under a real crowd (D140, D141)
+
+
+async def _raw_spectator(
+    url: str, match_id: str, source: str, seqs: list[int], joined: asyncio.Event, last: int, done: asyncio.Event
+) -> None:
+    """A bare Engine.IO/Socket.IO WebSocket client from ``source`` (a loopback address): every state's seq into ``seqs``."""
+    import websockets.asyncio.client
+
+    async with websockets.asyncio.client.connect(
+        url, local_addr=(source, 0), proxy=None, open_timeout=120, ping_interval=None, max_size=None, compression=None
+    ) as ws:
+        assert str(await ws.recv()).startswith("0{")
+        await ws.send("40")
+        while not str(await ws.recv()).startswith("40"):
+            pass
+        await ws.send("42" + json.dumps(["join", {"match": match_id}]))
+        while True:
+            msg = str(await ws.recv())
+            if msg == "2":
+                await ws.send("3")
+            elif msg.startswith('42["state"'):
+                seqs.append(json.loads(msg[2:])[1]["seq"])
+                joined.set()
+                if seqs[-1] >= last:
+                    await done.wait()  # stay connected until every spectator is counted
+                    return
+
+
+def _status_line(host: str, port: int, path: str, source: str = "127.0.0.1") -> bytes:
+    with socket.create_connection((host, port), timeout=10, source_address=(source, 0)) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        return s.recv(65536).split(b"\r\n", 1)[0]
+
+
+def _raise_open_files(want: int) -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+
+
+def test_D140_D141_a_thousand_spectators_from_many_addresses_get_every_state_and_health_checks_are_never_refused(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Issue 20 item 1: 1,000 spectators (20 on each of 50 client addresses, 127.0.0.x) through HAProxy get every
+    state in order, though each spectator process serves ~500 connections that all come from the proxy's
+    address; D52's cap still holds per client address, at the proxy (D140); and a process at its own cap
+    answers its health check (D141)."""
+    _raise_open_files(4096)
+    spectators, addresses, events_posted = 1000, 50, 5
+    r = requests.post(
+        f"{cluster.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10
+    )
+    assert r.status_code == 201, r.text
+    match_id, token = r.json()["id"], r.json()["tokens"]["referee"]
+    url = f"ws://127.0.0.1:{cluster.port}/socket.io/?EIO=4&transport=websocket"
+    received: list[list[int]] = [[] for _ in range(spectators)]
+
+    async def crowd() -> None:
+        joined = [asyncio.Event() for _ in range(spectators)]
+        done = asyncio.Event()
+        tasks = []
+        for i in range(spectators):
+            source = f"127.0.0.{10 + i % addresses}"
+            tasks.append(asyncio.create_task(_raw_spectator(url, match_id, source, received[i], joined[i], events_posted, done)))
+            if i % 50 == 49:
+                await asyncio.sleep(0.2)  # a crowd arriving, not one SYN flood
+
+        def no_failure() -> None:
+            failed = [t for t in tasks if t.done() and t.exception() is not None]
+            assert not failed, f"{len(failed)} spectators failed, first: {failed[0].exception()!r}"
+
+        while not all(e.is_set() for e in joined):  # every spectator's first state (or the first failure)
+            no_failure()
+            await asyncio.sleep(0.2)
+        # Both spectator processes carry the crowd, far past the old cap of 100 per address, and answer their checks.
+        served = [cluster.clients_of(p["port"]) for p in cluster.spectator_processes()]
+        assert sum(served) == spectators and min(served) > 100, served
+        events = _events()
+        for _ in range(events_posted):
+            answer = await asyncio.to_thread(
+                requests.post,
+                f"{cluster.base}/api/matches/{match_id}/events",
+                json=next(events),
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30,
+            )
+            assert answer.status_code == 201, answer.text
+        while not all(seqs and seqs[-1] == events_posted for seqs in received):
+            no_failure()
+            await asyncio.sleep(0.2)
+        done.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 60)
+
+    asyncio.run(asyncio.wait_for(crowd(), 400))
+    assert all(seqs == list(range(0, events_posted + 1)) for seqs in received), "every state, in order, to everyone"
+
+    # D140: the cap still holds per client address, counted by the proxy on the client's own address.
+    held = [
+        socket.create_connection(("127.0.0.1", cluster.port), timeout=10, source_address=("127.0.0.250", 0)) for _ in range(100)
+    ]
+    try:
+        _wait(
+            "the proxy to refuse the address's 101st connection",
+            lambda: _status_line("127.0.0.1", cluster.port, "/api/matches", source="127.0.0.250").startswith(b"HTTP/1.1 429"),
+        )
+        assert _status_line("127.0.0.1", cluster.port, "/api/matches", source="127.0.0.251") == b"HTTP/1.1 200 OK"
+    finally:
+        for s in held:
+            s.close()
+    _wait(
+        "a freed address let in again",
+        lambda: _status_line("127.0.0.1", cluster.port, "/api/matches", source="127.0.0.250") == b"HTTP/1.1 200 OK",
+    )
+
+    # D141: a spectator process at its own cap (here 5) refuses the next client but never its health check.
+    port = free_block(1)
+    writer = next(p for p in cluster.status()["processes"] if p["name"] == "writer")
+    env = {
+        **os.environ,
+        **cluster.child_env,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "QALISBALL_ROLE": "spectators",
+        "QALISBALL_WRITER_URL": f"http://127.0.0.1:{writer['port']}",
+        "QALISBALL_MAX_CONNECTIONS_PER_ADDRESS": "5",
+    }
+    with open(tmp_path / "capped.log", "wb") as log:
+        capped = subprocess.Popen([sys.executable, str(ROOT / "app.py")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait("the capped spectator process", lambda: _answers(port))
+        full = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(5)]
+        try:
+            _wait(
+                "the process to refuse its 6th connection",
+                lambda: _status_line("127.0.0.1", port, "/socket.io/?EIO=4&transport=polling").startswith(b"HTTP/1.1 429"),
+            )
+            assert _status_line("127.0.0.1", port, "/healthz") == b"HTTP/1.1 200 OK"
+        finally:
+            for s in full:
+                s.close()
+    finally:
+        capped.terminate()
+        capped.wait(10)
+
+
+def _answers(port: int) -> bool:
+    try:
+        return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
