@@ -127,6 +127,10 @@ def create_follower_app() -> Flask:
     # A spectator process serves only behind the cluster's proxy, so every connection has the proxy's address:
     # the per-address cap (D52) is the proxy's, on the client's own address (D140); 0 here unless set.
     app.config["MAX_CONNECTIONS_PER_ADDRESS"] = int(os.environ.get("QALISBALL_MAX_CONNECTIONS_PER_ADDRESS") or "0")
+    # The pings advertised to clients and the idle bound app.py enforces come from the same two numbers
+    # as the writer's (D52, D142): a client that answers every ping is never closed for being idle.
+    app.config["PING_INTERVAL"] = float(os.environ.get("QALISBALL_PING_INTERVAL") or "10")
+    app.config["PING_TIMEOUT"] = float(os.environ.get("QALISBALL_PING_TIMEOUT") or "10")
     holder: dict[str, Follower] = {}
     mode = os.environ.get("QALISBALL_ASYNC_MODE", "gevent")
     manager = FollowingRedisManager(url, on_state=lambda s: holder["f"].relayed(s) if "f" in holder else None)
@@ -141,6 +145,8 @@ def create_follower_app() -> Flask:
         client_manager=manager,
         serializer=PreEncodedPacket,
         cors_allowed_origins=[],
+        ping_interval=app.config["PING_INTERVAL"],
+        ping_timeout=app.config["PING_TIMEOUT"],
     )
     follower = holder["f"] = Follower(socketio, writer)
     app.extensions["qalisball_follower"] = follower

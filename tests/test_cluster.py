@@ -51,7 +51,7 @@ def _wait(what: str, ok: Callable[[], Any], timeout: float = 60) -> Any:
 
 
 class Cluster:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, **extra_env: str) -> None:
         for binary in ("redis-server", "haproxy"):
             if shutil.which(binary) is None and not os.path.exists(f"/usr/sbin/{binary}"):
                 if os.environ.get("CI"):
@@ -69,6 +69,7 @@ class Cluster:
             "QALISBALL_DB": str(tmp / "cluster.db"),
             "QALISBALL_CLUSTER_DIR": str(self.dir),
             "QALISBALL_ADMIN_TOKEN": ADMIN,
+            **extra_env,
         }
         self.log = open(tmp / "cluster.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
@@ -494,3 +495,41 @@ def _answers(port: int) -> bool:
         return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
     except requests.RequestException:
         return False
+
+
+def test_D142_spectator_processes_advertise_the_pings_they_enforce(tmp_path: Path) -> None:
+    """Issue 20 item 9: a spectator process advertised 25 s pings but closed sockets idle for 25 s (a raw client
+    answering every ping was dropped at 50 s). With short intervals (1 s + 1 s: idle bound 1 + 1 + 5 = 7 s, D52)
+    the open packet through the proxy advertises them, a client that answers every ping stays connected for
+    four idle bounds, and a connection that says nothing is closed meanwhile."""
+    import websocket  # websocket-client
+
+    c = Cluster(tmp_path, QALISBALL_PING_INTERVAL="1", QALISBALL_PING_TIMEOUT="1")
+    try:
+        r = requests.post(f"{c.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
+        match_id = r.json()["id"]
+        keeper = websocket.create_connection(f"ws://127.0.0.1:{c.port}/socket.io/?EIO=4&transport=websocket", timeout=30)
+        opened = json.loads(keeper.recv()[1:])
+        assert (opened["pingInterval"], opened["pingTimeout"]) == (1000, 1000), opened
+        keeper.send("40")
+        assert keeper.recv().startswith("40")
+        idle = socket.create_connection(("127.0.0.1", c.spectator_processes()[0]["port"]), timeout=60)
+        pings = 0
+        while pings < 4 * 7:  # four idle bounds of 7 s, one ping a second
+            msg = keeper.recv()
+            if msg == "2":
+                keeper.send("3")
+                pings += 1
+        idle.setblocking(False)  # closed by now, not later: recv answers at once either way
+        with contextlib.suppress(BlockingIOError):
+            assert idle.recv(1) == b""
+            idle.close()
+        assert idle.fileno() == -1, "a connection idle for longer than interval + timeout + 5 s is closed meanwhile"
+        keeper.send("42" + json.dumps(["join", {"match": match_id}]))
+        while not (msg := keeper.recv()).startswith('42["state"'):
+            if msg == "2":
+                keeper.send("3")
+        assert json.loads(msg[2:])[1]["seq"] == 0, "the client that answered every ping is still served"
+        keeper.close()
+    finally:
+        c.stop()
