@@ -33,7 +33,7 @@ def timeline(html: str) -> str:
     return html[html.index('id="timeline"') :]
 
 
-def test_m3_the_phone_timeline_shows_a_corrected_goal_as_corrected_and_a_disallowed_one_not_at_all(
+def test_m3_D163_the_phone_timeline_shows_a_corrected_goal_as_corrected_and_a_disallowed_one_struck_out(
     client: FlaskClient, match: MatchDriver
 ) -> None:
     match.kickoff("home", "x0")
@@ -46,8 +46,11 @@ def test_m3_the_phone_timeline_shows_a_corrected_goal_as_corrected_and_a_disallo
     match.post({"type": "amend", "target": second, "event": disallow})
     html = text(get(client, f"/matches/{match.id}", "en"))
     shown = timeline(html)
-    assert "Goal · 人大 Renmin #5 陈静" in shown
-    assert "张伟" not in shown and "王芳" not in shown
+    assert "Goal · 人大 Renmin #5 陈静" in shown and "Goal corrected — scorer #3 → #5" in shown
+    assert "张伟" not in shown
+    # Issue 19.2 (D163): the disallowed goal stays at its place, struck out, with the call that voided it.
+    struck = re.search(r'<li class="tl tl-correction tl-disallowed tl-struck"[^>]*>.*?</li>', shown, re.S)
+    assert struck and "王芳" in struck.group(0) and "Goal disallowed — Player in area (7.2)" in struck.group(0)
     assert element(html, "home-score") == "1"
     # The page's script gets the same entries, to rebuild from after the next correction.
     assert [(e["type"], e.get("player")) for e in page_data(html)["log"] if e["type"] == "goal"] == [("goal", 5)]

@@ -17,9 +17,16 @@
     var target = list.filter(function (p) { return p.getAttribute("data-panel") === name; })[0] || list[0];
     document.querySelectorAll(".panel").forEach(function (p) { p.hidden = p !== target; });
     current = target.getAttribute("data-panel");
+    fitNames(target);
     index = list.indexOf(target);
     Q.$("dots").innerHTML = list.map(function (p, i) { return '<i class="' + (i === index ? "on" : "") + '"></i>'; }).join("");
   }
+  /* Names of the panel shown, each in its box: a smaller font rather than a word cut in two (issue 19). */
+  function fitNames(panel) {
+    if (panel) panel.querySelectorAll("[data-fit]").forEach(function (n) { Q.fit(n, 12); });
+  }
+  window.addEventListener("resize", function () { fitNames(document.querySelector(".panel:not([hidden])")); });
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { fitNames(document.querySelector(".panel:not([hidden])")); });
   function next() {
     var list = panels();
     if (!list.length) return;

@@ -22,8 +22,8 @@
     var c = e.correction;
     var cls = "tl tl-correction tl-" + c.kind + (c.kind === "disallowed" || c.kind === "cancelled" ? " tl-struck" : "");
     return '<li class="' + cls + '" data-seq="' + e.seq + '"><span class="tl-time">' +
-      (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what"><b class="tl-fix">' +
-      Q.esc(c.text) + '</b> · <span class="tl-who">' + Q.esc(c.who) + "</span>" +
+      (e.at_ms !== null && e.at_ms !== undefined ? Q.mmss(e.at_ms) : "") + '</span><span class="tl-what"><span class="tl-who">⚽ ' + Q.esc(Q.V.event.goal) +
+      " · " + Q.esc(c.who) + '</span><b class="tl-fix">' + Q.esc(c.text) + "</b>" +
       (c.reason_text ? '<small class="tl-reason">' + Q.esc(c.reason_text) + "</small>" : "") + "</span></li>";
   }
 
