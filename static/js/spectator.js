@@ -1,7 +1,8 @@
 /* The spectator's phone: score, clock, phase, the pending restart and why it was given, and the
  * timeline (goals, cards, substitutions, half markers, a "paused" sign), live.
  * The timeline is the events the match is the replay of: a corrected event as corrected, a missed call
- * at its place, nothing voided (as pages.timeline, from qalisball/rules/corrections.py); a yellow card
+ * at its place, nothing voided (as pages.timeline, from qalisball/rules/corrections.py), except that a
+ * goal taken away stays struck out with the server's words for why (D163, D164); a yellow card
  * that is a player's second reads "second yellow → sent off" (SPEC M8). */
 (function () {
   "use strict";
