@@ -70,9 +70,12 @@ def _text(column: str, value: str, max_length: int, required: bool = False) -> l
 
 
 def parse_teams(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str]]]:
-    """Rows of ``team,number,name,gender`` by team name; errors keyed ``line N`` (the header is line 1)."""
+    """Rows of ``team,number,name,gender`` by team name; errors keyed ``line N`` (the header is line 1).
+
+    Rows whose team names differ only in case are one team, named as its first row spells it (D72, D153)."""
     errors: dict[str, list[str]] = {}
     teams: dict[str, list[dict[str, Any]]] = {}
+    spelling: dict[str, str] = {}  # a team's name as D72 compares it -> its first spelling in the file (D153)
     seen: dict[tuple[str, int], int] = {}
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     try:
@@ -94,6 +97,7 @@ def parse_teams(text: str) -> tuple[dict[str, list[dict[str, Any]]], dict[str, l
             cells = [c.strip() for c in row] + [""] * (4 - len(row))
             team, number, name, gender = cells[:4]
             problems += _text("team", team, 80, required=True)
+            team = spelling.setdefault(team.casefold(), team)  # "caset" after "CaseT" is CaseT (D153)
             if not number and not name:  # a team without its roster yet
                 if not problems:
                     teams.setdefault(team, [])

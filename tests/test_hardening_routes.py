@@ -528,3 +528,23 @@ def test_D151_fuzz_every_route_of_the_url_map_never_answers_500_and_a_4xx_change
     print("fuzz: status codes per route", {f"{m} {rule}": sorted(codes) for (rule, m), codes in sorted(hit.items())})
     missed = sorted({(rule, m) for rule, m, _ in routes} - set(hit))
     assert not missed, f"routes the fuzzer never reached: {missed}"
+
+
+# ---------------------------------------------------------------------------------------------
+# D153: the CSV import names teams as D72 compares them
+
+
+def test_D153_csv_rows_naming_a_team_in_other_cases_are_one_team_under_its_first_spelling(app: Flask, client: FlaskClient) -> None:
+    data = "team,number,name\nCaseT,1,Li\ncaset,2,Wang\n CASET ,3,Zhao\nOther,1,Chen\n".encode()
+    r = client.post("/api/teams/import", data=data, content_type="text/csv", headers=auth(ADMIN))
+    assert r.status_code == 200, r.get_json()
+    teams = {t["name"]: [p["number"] for p in t["players"]] for t in client.get("/api/teams").get_json()}
+    assert teams == {"CaseT": [1, 2, 3], "Other": [1]}, teams
+    # A kept team matched regardless of case (D72), and a number twice in one team under two spellings is a bad line.
+    before = _everything(app)
+    data = "team,number,name\ncaseT,4,Sun\nCASET,4,Zhou\n".encode()
+    body = _refused_400(app, client.post("/api/teams/import", data=data, content_type="text/csv", headers=auth(ADMIN)), before)
+    assert "line 3" in body["fields"], body
+    r = client.post("/api/teams/import", data=b"team,number,name\ncaset,4,Sun\n", content_type="text/csv", headers=auth(ADMIN))
+    assert [t["name"] for t in r.get_json()["teams"]] == ["CaseT"], r.get_json()
+    assert len(client.get("/api/teams").get_json()) == 2
