@@ -180,6 +180,11 @@ DECISIONS: dict[str, tuple[str, str]] = {
     # The console at the field (issue 13).
     "D130": ("只有规则需要时才须指定发球队员", "The restart taker is asked for only where a rule needs the taker"),
     "D131": ("计分台喇叭与振动，可静音", "The console's horn and vibration, with a mute"),
+    # The match day's seams (issue 19).
+    "D132": (
+        "记分表只能向前更正，不能撤销；组织者的事件只有组织者能撤销",
+        "The score sheet is corrected forwards, never undone; the organiser's events are the organiser's",
+    ),
     # Competitions (SPEC §10): docs/decisions.md D60–D73.
     "D60": ("相互间胜负只在积分相同的全部球队之间比较一次", "Head-to-head is computed once, among all the teams level on points"),
     "D61": ("仍并列的球队名次相同；小组赛结束后才能抽签", "Level teams share their rank; lots only once the group is over"),
