@@ -210,6 +210,26 @@ LABELS: dict[str, tuple[str, str]] = {
 VIOLATION_KINDS = tuple(v.name for v in catalogue.VIOLATION_KINDS)
 
 
+# The ends as the console words them (i18n's end_x0, end_xL, and their Chinese): never the field's "x0".
+_ENDS = {"x0": "the left end", "xL": "the right end"}
+
+
+def end_words(end: str) -> tuple[str, str]:
+    """An end of the field (``x0``/``xL``) in English and Chinese, as the officials read it on the console."""
+    en = _ENDS.get(end, end)
+    return en, i18n.zh(en)
+
+
+def metres(value: float) -> str:
+    """A distance to 0.1 m, as a referee reads it (a tap is no more precise): 19.9563 → "20", 9.60769 → "9.6"."""
+    return f"{round(float(value), 1) + 0.0:g}"  # + 0.0: -0.0 would print "-0"
+
+
+def spot_words(spot: dict[str, Any]) -> str:
+    """A spot on the field, metres along and across it, to 0.1 m: "(20, 9.6)"."""
+    return f"({metres(spot['x'])}, {metres(spot['y'])})"
+
+
 def label(key: str, lang: str | None = None) -> str:
     """One label: both languages side by side, or the one ``lang`` asks for."""
     en, zh = pair(key)

@@ -24,7 +24,7 @@ from flask import render_template
 from markupsafe import Markup
 
 from .charts import field_diagram_svg, score_chart_svg
-from .labels import VIOLATION_KINDS, label, pick, text
+from .labels import VIOLATION_KINDS, label, pick, spot_words, text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CSS_PATH = ROOT / "static" / "report.css"
@@ -393,7 +393,7 @@ def _timeline_rows(report: dict[str, Any], lang: str | None) -> list[dict[str, A
         rs = item["restart"]
         restart = ""
         if rs is not None:
-            restart = f"{label(rs['type'], lang)} → {teams[rs['team']]['name']} ({rs['spot']['x']:g}, {rs['spot']['y']:g})"
+            restart = f"{label(rs['type'], lang)} → {teams[rs['team']]['name']} {spot_words(rs['spot'])}"
         rows.append(
             {
                 "seq": item["seq"],

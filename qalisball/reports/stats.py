@@ -24,7 +24,7 @@ from ..rules import engine
 from ..rules.common import TEAMS, Team, other_team
 from ..rules.state import HALVES, Clock, MatchSetup, MatchState, Restart, initial_state
 from ..store import LogEntry
-from .labels import LABELS, VIOLATION_KINDS, misconduct_label, pair
+from .labels import LABELS, VIOLATION_KINDS, end_words, misconduct_label, pair
 
 SCHEMA = "qalisball-report/2"
 FINAL_PHASES = ("finished", "abandoned")
@@ -1129,9 +1129,8 @@ def describe(st: Step, names: _Names, notes: Iterable[Detail] = ()) -> dict[str,
     if t == "coin_toss":
         action: Pair = ("Coin toss, kicks off", "掷硬币，开球方")
         subject = tn(f["kickoff"])
-        details.append(
-            (f"{tn('home')} defends end {f['home_end']} in the first half", f"上半场{tn('home')}防守{f['home_end']}端")
-        )
+        end_en, end_zh = end_words(f["home_end"])
+        details.append((f"{tn('home')} defends {end_en} in the first half", f"上半场{tn('home')}防守{end_zh}"))
     elif t == "period_start":
         en, zh = LABELS.get(after.phase, (after.phase, after.phase))
         action, subject = (f"{en} starts", f"{zh}开始"), ""
