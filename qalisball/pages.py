@@ -355,14 +355,18 @@ def officials(match_id: str) -> tuple[str, int] | str:
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
     spectator = _external("pages.spectator", match_id=m.id)
+    state = service().state(m, legal=False)
     return render_template(
         "officials.html",
         m=m,
+        back=_officials_back(m.id),
+        # The score sheet's box once there is a sheet to show (issue 19.7): a result, a signature, the lock.
+        has_sheet=state["locked"] or state["phase"] in ("finished", "abandoned") or bool(state["signatures"]),
         csrf=csrf_for(token),
         missing=[role for role in ROLES if role not in m.tokens],
         writable=service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
-        state=service().state(m, legal=False),
+        state=state,
         links=links,
         qr={role: qr_svg(url, label=str(i18n.ROLES[role])) for role, url in links.items()},
         names=m.data.get("officials") or {},  # who holds each role, as the match was created
@@ -370,16 +374,28 @@ def officials(match_id: str) -> tuple[str, int] | str:
         spectator_qr=qr_svg(spectator),
         scoreboard=_external("pages.scoreboard", match_id=m.id),
         overlay=_external("pages.scoreboard", match_id=m.id, overlay=1),
+        lineups=_external("pages.lineups", match_id=m.id),
         vocab=i18n.vocabulary(),
         page={
             "match": m.id,
             "csrf": csrf_for(token),
-            "state": service().state(m, legal=False),
+            "state": state,
             "strings": i18n.js_strings(),
             "vocab": i18n.vocabulary(),
             "lang": i18n.current_language(),
         },
     )
+
+
+def _officials_back(match_id: str) -> dict[str, str]:
+    """Where the officials' page's "←" goes: the organiser's page of the competition whose fixture this match
+    is (at that fixture), else the list of matches (issue 19.7)."""
+    comps = current_app.extensions.get("qalisball_competitions")
+    for c in comps.competitions.values() if comps is not None else ():
+        for f in c.fixtures:
+            if match_id == f.match_id or match_id in f.previous_matches:
+                return {"href": url_for("competition_pages.admin", comp_id=c.id, _anchor=f"fx-{f.id}"), "label": c.name}
+    return {"href": url_for("pages.index"), "label": gettext("Matches")}
 
 
 @bp.post("/matches/<match_id>/officials")

@@ -44,6 +44,8 @@
 
   function drawState(s) {
     Q.drawSheet(s);
+    // The box once there is a sheet (issue 19.7): a result (provisional or final) or a signature, as pages.officials.
+    Q.$("sheet-box").hidden = !(Q.sheetText(s) || (s.signatures || []).length);
     Q.$("reopen-form").hidden = !s.locked;
     Q.setText("signatures", (s.signatures || []).map(function (x) { return x.name + " (" + (V.signer[x.as] || x.as) + ")"; }).join(", "));
   }

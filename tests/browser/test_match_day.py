@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.browser.conftest import ADMIN, PHONE, SCREEN, TABLET, Devices, Server, shot, start_server, stop_server
 from tests.browser.helpers import action, console_url, live_match, player, tap_field, team
+from tests.competition_play import play, roster
 
 pytestmark = pytest.mark.browser
 
@@ -422,3 +423,49 @@ def test_D168_after_a_restart_the_officials_page_lists_the_rejoined_consoles_and
     finally:
         ctx.close()
         stop_server(srv)
+
+
+def _organiser(server: Server, method: str, path: str, body: Any = None) -> Any:
+    r = server.http.request(method, server.base + path, json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
+    assert r.status_code in (200, 201), r.text
+    return r.json()
+
+
+def test_D170_the_officials_page_sheet_box_back_link_and_absolute_line_ups_link(devices: Devices, server: Server) -> None:
+    """Issue 19.7: an empty "Score sheet" box before kickoff, "← Matches" to the home page from a competition's
+    match, and a relative Line-ups link that wrapped."""
+    from qalisball.demo import demo_request
+
+    made = server.create_match(demo_request())
+    match_id, tokens = made["id"], made["tokens"]
+    page = devices.open(f"/matches/{match_id}/officials?token={ADMIN}")
+    expect(page.locator("#back")).to_have_text("← Matches")
+    expect(page.locator("#back")).to_have_attribute("href", "/")  # a match of no competition: the list of matches
+    expect(page.locator("#sheet-box")).to_be_hidden()  # before kickoff there is no sheet
+    link = page.locator("#lineups-link")
+    expect(link).to_have_attribute("href", f"{server.base}/matches/{match_id}/lineups")
+    expect(link).to_have_text(f"{server.base}/matches/{match_id}/lineups")
+    for url in page.locator(".screen-links a.url").all():  # each link on one line, inside the page
+        rects = url.evaluate("a => Array.from(a.getClientRects()).map(r => [r.left, r.right])")
+        assert len(rects) == 1 and rects[0][1] <= 1280, rects
+    # The match played to its end: the sheet appears (provisional until the referee signs), on its own.
+    play(lambda t, e: server.post(match_id, t, e), lambda: server.state(match_id), tokens, goals=["home"])
+    expect(page.locator("#sheet-box")).to_be_visible(timeout=15_000)
+    expect(page.locator("#sheet")).to_have_text("Provisional")
+
+    # A competition's match: "←" goes back to the organiser's page of that competition, at its fixture.
+    teams = [
+        _organiser(server, "POST", "/api/teams", {"name": f"Back Cup {n}", "club": f"Club {n}", "players": roster(n, 8)})["id"]
+        for n in "AB"
+    ]
+    cup = {"name": "Back Cup 回程杯", "format": "round_robin", "teams": teams, "fields": [{"name": "Field 1"}]}
+    comp = _organiser(server, "POST", "/api/competitions", cup)["id"]
+    fixture = _organiser(server, "GET", f"/api/competitions/{comp}")["fixtures"][0]
+    lineup = {"starting": [1, 2, 3, 4, 5, 6]}
+    made_path = f"/api/competitions/{comp}/fixtures/{fixture['id']}/match"
+    cup_match = _organiser(server, "POST", made_path, {"home": lineup, "away": lineup})
+    page = devices.open(f"/matches/{cup_match['id']}/officials?token={ADMIN}")
+    expect(page.locator("#back")).to_have_text("← Back Cup 回程杯")
+    page.locator("#back").click()
+    expect(page).to_have_url(f"{server.base}/competitions/{comp}/admin#fx-{fixture['id']}")
+    expect(page.locator(f"#fx-{fixture['id']}")).to_be_visible()
