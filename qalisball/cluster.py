@@ -12,15 +12,18 @@ the writer like every other request. Children that die are started again.
 Environment: ``PORT`` (5000; the writer listens on PORT+1, spectator processes on PORT+2…),
 ``HOST``, ``QALISBALL_WORKERS`` (2), ``QALISBALL_MESSAGE_QUEUE`` (``redis://127.0.0.1:6379/0``),
 ``QALISBALL_SPECTATORS`` (``host:port,…``: spectator processes on other machines, added to the pool),
+``QALISBALL_CLUSTER_KEY`` (the key that signs the messages between processes, D143: a new one each run
+unless set), ``QALISBALL_MAX_CONNECTIONS_PER_ADDRESS`` (100: HAProxy's cap per client address, D140),
 ``QALISBALL_CLUSTER_DIR`` (``instance/cluster``: the generated haproxy.cfg, cluster.json with the
-processes' ports and pids, redis.log). docs/deploy.md explains one machine, several processes and
-several machines.
+processes' ports and pids, redis.log, and, mode 0600, redis.conf with this run's Redis password and
+cluster.key). docs/deploy.md explains one machine, several processes and several machines.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import fanout
 from .serving import lan_address
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,15 +177,22 @@ class Cluster:
         self.dir.mkdir(parents=True, exist_ok=True)
         py = sys.executable
         base = {k: v for k, v in self.env.items() if k not in ("QALISBALL_ROLE", "QALISBALL_WORKERS")}
-        base["QALISBALL_MESSAGE_QUEUE"] = self.queue
         base.setdefault("QALISBALL_ASYNC_MODE", "gevent")
+        # What the writer relays is signed with the cluster's key (D143): yours, or a new one each run.
+        base[fanout.KEY_ENV] = fanout.cluster_key(self.env.get(fanout.KEY_ENV) or _secret_file(self.dir / "cluster.key"))
         url = urllib.parse.urlparse(self.queue)
         if not redis_answers(self.queue):
             if url.hostname not in ("127.0.0.1", "localhost", "::1"):
-                raise SystemExit(f"Redis does not answer at {self.queue}")
-            redis_cmd = [need("redis-server"), "--port", str(url.port or 6379), "--bind", "127.0.0.1"]
-            redis_cmd += ["--save", "", "--appendonly", "no"]  # a relay: nothing in it needs keeping
-            self.children.append(Child("redis", redis_cmd, base, url.port or 6379, self.dir / "redis.log"))
+                raise SystemExit(f"Redis does not answer at {shown_url(self.queue)}")
+            # Our own Redis, on this machine only, with a password made for this run (D143): no other local
+            # process can publish or listen. The password is in its 0600 redis.conf, never on a command line.
+            password = secrets.token_urlsafe(32)
+            conf = _private_file(self.dir / "redis.conf", redis_conf(url.port or 6379, password))
+            self.queue = with_password(self.queue, password)
+            self.children.append(
+                Child("redis", [need("redis-server"), str(conf)], base, url.port or 6379, self.dir / "redis.log")
+            )
+        base["QALISBALL_MESSAGE_QUEUE"] = self.queue
         shown = self.host if self.host not in ("0.0.0.0", "::") else lan_address()
         writer_port = self.port + 1
         writer_env = {**base, "HOST": "127.0.0.1", "PORT": str(writer_port)}
@@ -214,7 +225,7 @@ class Cluster:
     def write_status(self) -> None:
         status = {
             "proxy": {"port": self.port, "host": self.host},
-            "message_queue": self.queue,
+            "message_queue": shown_url(self.queue),
             "remote_spectators": self.remote,
             "processes": [
                 {"name": c.name, "port": c.port, "pid": c.proc.pid if c.proc else None, "starts": c.starts} for c in self.children
@@ -242,7 +253,7 @@ class Cluster:
         print(
             f"Cluster on http://{self.host}:{self.port}/: writer :{self.port + 1}, {self.workers} spectator process(es)"
             + (f" + {len(self.remote)} elsewhere" if self.remote else "")
-            + f", Redis {self.queue}, HAProxy ({self.dir / 'haproxy.cfg'})",
+            + f", Redis {shown_url(self.queue)}, HAProxy ({self.dir / 'haproxy.cfg'})",
             flush=True,
         )
 
@@ -265,6 +276,48 @@ class Cluster:
         self.stopping = True
         for c in reversed(self.children):
             c.stop()
+
+
+def redis_conf(port: int, password: str) -> str:
+    """The launcher's own Redis: loopback only, a password, no persistence (a relay: nothing in it needs keeping)."""
+    return (
+        f"port {port}\nbind 127.0.0.1\nprotected-mode yes\nrequirepass {password}\n"
+        'save ""\nappendonly no\n'
+        # Nothing but publish/subscribe is needed: the commands that read or change the server are off.
+        'rename-command CONFIG ""\nrename-command DEBUG ""\nrename-command MODULE ""\n'
+    )
+
+
+def with_password(url: str, password: str) -> str:
+    parts = urllib.parse.urlparse(url)
+    host = parts.hostname or "127.0.0.1"
+    netloc = f":{urllib.parse.quote(password, safe='')}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunparse(parts._replace(netloc=netloc))
+
+
+def shown_url(url: str) -> str:
+    """A Redis URL as it may be printed or written to cluster.json: without its password."""
+    parts = urllib.parse.urlparse(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    return urllib.parse.urlunparse(parts._replace(netloc=f":***@{host}" + (f":{parts.port}" if parts.port else "")))
+
+
+def _private_file(path: Path, text: str) -> Path:
+    """``text`` into ``path``, readable by this user only (0600, also when the file was there before)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+def _secret_file(path: Path) -> str:
+    """A new secret for this run, kept in ``path`` (0600) for the operator's tools."""
+    secret = secrets.token_urlsafe(32)
+    _private_file(path, secret + "\n")
+    return secret
 
 
 def _max_connections() -> int:

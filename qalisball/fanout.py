@@ -15,7 +15,14 @@ same ``Encoded`` objects travel through Redis (Flask-SocketIO's ``message_queue`
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import itertools
 import json
+import logging
+import os
+import secrets
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,6 +118,74 @@ def _encoded_from_json(d: dict[str, Any]) -> Any:
 
 
 CHANNEL = "flask-socketio"  # Flask-SocketIO's default channel name
+KEY_ENV = "QALISBALL_CLUSTER_KEY"
+KEY_MIN_CHARS = 32
+REPLAY_WINDOW = 100_000  # a sender's messages remembered (by number) to refuse one sent again
+
+_log = logging.getLogger("qalisball.queue")
+
+
+class SignedQueueJSON:
+    """The messages between processes, signed (D143): what a process cannot verify is dropped unread.
+
+    Each message goes out as ``<HMAC-SHA256 hex>.<JSON>``, the JSON being ``{"from": sender, "n": number,
+    "m": message}``: the key is the cluster's (``QALISBALL_CLUSTER_KEY``, shared by its processes), the
+    sender a random id of this process, ``n`` counts its messages. A message with a wrong or missing
+    signature, or one of a sender's numbers seen before (a replay), or far below its newest (an old one),
+    is refused: python-socketio's listener then ignores it (it drops what ``loads`` cannot read).
+    """
+
+    def __init__(self, key: str) -> None:
+        self._key = key.encode()
+        self.sender = secrets.token_hex(8)
+        self._numbers = itertools.count(1)
+        self._seen: dict[str, tuple[int, set[int], deque[int]]] = {}  # sender -> (newest, recent set, their order)
+        self.refused = 0
+
+    def _mac(self, body: bytes) -> str:
+        return hmac.new(self._key, body, hashlib.sha256).hexdigest()
+
+    def dumps(self, data: Any) -> str:
+        body = QueueJSON.dumps({"from": self.sender, "n": next(self._numbers), "m": data})
+        return self._mac(body.encode()) + "." + body
+
+    def loads(self, text: str | bytes) -> Any:
+        raw = text if isinstance(text, bytes) else text.encode()
+        mac, dot, body = raw.partition(b".")
+        if not dot or not hmac.compare_digest(mac, self._mac(body).encode()):
+            return self._refuse("a message without a valid signature")
+        envelope = QueueJSON.loads(body)
+        if not self._first_time(str(envelope["from"]), int(envelope["n"])):
+            return self._refuse("a signed message sent again")
+        return envelope["m"]
+
+    def _first_time(self, sender: str, n: int) -> bool:
+        newest, recent, order = self._seen.setdefault(sender, (0, set(), deque()))
+        if n in recent or n <= newest - REPLAY_WINDOW:
+            return False
+        recent.add(n)
+        order.append(n)
+        while len(order) > REPLAY_WINDOW:
+            recent.discard(order.popleft())
+        self._seen[sender] = (max(newest, n), recent, order)
+        return True
+
+    def _refuse(self, what: str) -> Any:
+        self.refused += 1
+        if self.refused == 1 or self.refused % 1000 == 0:
+            _log.warning("message queue: dropped %s (%d so far): another process on the channel?", what, self.refused)
+        raise ValueError(what)
+
+
+def cluster_key(key: str | None = None) -> str:
+    """The cluster's signing key (``QALISBALL_CLUSTER_KEY``): at least 32 characters, or the process refuses to start."""
+    key = key if key is not None else os.environ.get(KEY_ENV, "")
+    if len(key) < KEY_MIN_CHARS:
+        raise SystemExit(
+            f"a message queue needs {KEY_ENV}: the same secret of at least {KEY_MIN_CHARS} characters in every process"
+            " of the cluster (`make run-cluster` generates one); messages that do not carry its signature are dropped (D143)"
+        )
+    return key
 
 
 def _fast(manager: Any, event: str, data: Any, namespace: str | None, room: Any, skip_sid: Any, callback: Any) -> bool:
@@ -142,12 +217,13 @@ class QueueManager(python_socketio.RedisManager):  # type: ignore[misc]
 
     fast = False
 
-    def __init__(self, url: str, **kwargs: Any) -> None:
-        super().__init__(url, channel=CHANNEL, json=QueueJSON, **kwargs)
+    def __init__(self, url: str, key: str | None = None, **kwargs: Any) -> None:
+        self.signed = SignedQueueJSON(cluster_key(key))
+        super().__init__(url, channel=CHANNEL, json=self.signed, **kwargs)
 
     def set_server(self, server: Any) -> None:
         super().set_server(server)
-        self.json = QueueJSON  # python-socketio puts its packets' JSON module here: keep ours
+        self.json = self.signed  # python-socketio puts its packets' JSON module here: keep ours (signed, D143)
 
     def _handle_emit(self, message: dict[str, Any]) -> None:
         """A message from any process (this one included) to this process's clients."""

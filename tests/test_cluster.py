@@ -76,10 +76,26 @@ class Cluster:
             [sys.executable, "-m", "qalisball.cluster"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.base = f"http://127.0.0.1:{self.port}"
-        # What a process started by hand beside the cluster needs to join it (the same Redis).
-        self.child_env = {"QALISBALL_MESSAGE_QUEUE": env["QALISBALL_MESSAGE_QUEUE"]}
+        self.queue = env["QALISBALL_MESSAGE_QUEUE"]
         _wait("the cluster to start", lambda: self.proc.poll() is not None or (self.dir / "cluster.json").exists(), 120)
         assert self.proc.poll() is None, (tmp / "cluster.log").read_text()[-3000:]
+
+    def redis_password(self) -> str | None:
+        """The password the launcher gave its Redis this run (None: none, as before D143)."""
+        conf = self.dir / "redis.conf"
+        if not conf.exists():
+            return None
+        return next((ln.split()[1] for ln in conf.read_text().splitlines() if ln.startswith("requirepass ")), None)
+
+    @property
+    def child_env(self) -> dict[str, str]:
+        """What a process started by hand beside the cluster needs to join it: its Redis and its key."""
+        env = {"QALISBALL_MESSAGE_QUEUE": self.queue}
+        if (password := self.redis_password()) is not None:
+            env["QALISBALL_MESSAGE_QUEUE"] = self.queue.replace("redis://", f"redis://:{password}@", 1)
+        if (self.dir / "cluster.key").exists():
+            env["QALISBALL_CLUSTER_KEY"] = (self.dir / "cluster.key").read_text().strip()
+        return env
 
     def status(self) -> dict[str, Any]:
         return dict(json.loads((self.dir / "cluster.json").read_text()))
@@ -533,3 +549,93 @@ def test_D142_spectator_processes_advertise_the_pings_they_enforce(tmp_path: Pat
         keeper.close()
     finally:
         c.stop()
+
+
+def _forged_state(match_id: str, genuine: dict[str, Any]) -> dict[str, Any]:
+    """The state a hostile local process would like spectators to see: 99–0, seq 10⁹."""
+    from qalisball.fanout import Encoded, QueueJSON, dumps
+
+    forged = {**genuine, "seq": 10**9, "score": {"home": 99, "away": 0}}
+    encoded = Encoded(dumps(forged), "public_state", match_id, 10**9)
+    return {
+        "method": "emit",
+        "event": "state",
+        "data": [QueueJSON.loads(QueueJSON.dumps(encoded))],
+        "binary": False,
+        "namespace": "/",
+        "room": match_id,
+        "skip_sid": None,
+        "callback": None,
+        "host_id": "forger",
+    }
+
+
+def test_D143_a_forged_publish_on_redis_reaches_no_spectator_and_no_join(cluster: Cluster) -> None:
+    """Issue 20 item 7: a local process publishes a forged `state` (99–0, seq 10⁹) on the cluster's Redis channel:
+    without the password Redis refuses it; with the password (a process that read it), unsigned, signed with
+    another key, or a genuine message sent again, the spectator processes drop it: no spectator shows it and
+    a new join is answered the genuine state."""
+    import redis
+
+    from qalisball.fanout import CHANNEL, QueueJSON
+
+    r = requests.post(
+        f"{cluster.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10
+    )
+    match_id, token = r.json()["id"], r.json()["tokens"]["referee"]
+    events = _events()
+
+    def post() -> dict[str, Any]:
+        answer = requests.post(
+            f"{cluster.base}/api/matches/{match_id}/events",
+            json=next(events),
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert answer.status_code == 201, answer.text
+        return {k: v for k, v in answer.json()["state"].items() if k != "legal"}
+
+    genuine = post()
+    spectators = [Spectator(cluster.base, match_id, updates, ["websocket"]) for updates in (False, True, False, True)]
+    try:
+        _wait("every spectator's state", lambda: all(s.seq == genuine["seq"] for s in spectators))
+        port = int(cluster.queue.rsplit(":", 1)[1].split("/")[0])
+        forged = _forged_state(match_id, genuine)
+        refused_without_password = False
+        try:  # 1. no password: a local process that never read the cluster's files
+            redis.Redis(port=port, socket_timeout=5).publish(CHANNEL, QueueJSON.dumps(forged))
+        except (redis.AuthenticationError, redis.ResponseError):
+            refused_without_password = True
+        password = cluster.redis_password()
+        if password is not None:  # 2. a process that has the password but not the key
+            from qalisball.fanout import SignedQueueJSON
+
+            with_password = redis.Redis(port=port, password=password, socket_timeout=5)
+            listener = with_password.pubsub(ignore_subscribe_messages=True)
+            listener.subscribe(CHANNEL)
+            listener.get_message(timeout=5)  # the subscription's confirmation
+            middle = post()
+            _wait("the middle state everywhere", lambda: all(s.seq == middle["seq"] for s in spectators))
+            captured = [m["data"] for m in iter(lambda: listener.get_message(timeout=1), None)]
+            assert captured, "the writer's messages were heard on the channel"
+            with_password.publish(CHANNEL, QueueJSON.dumps(forged))  # unsigned
+            with_password.publish(CHANNEL, SignedQueueJSON("another key, not the cluster's one.....").dumps(forged))
+            with_password.publish(CHANNEL, b"not even json")
+            latest = post()
+            _wait("the latest state everywhere", lambda: all(s.seq == latest["seq"] for s in spectators))
+            for message in captured:  # the writer's own signed messages, sent again: an older state
+                with_password.publish(CHANNEL, message)
+        latest = post()  # after the forgeries on the same channel: once it is shown, they were handled
+        _wait("the genuine state everywhere", lambda: all(s.seq == latest["seq"] for s in spectators))
+        for s in spectators:
+            assert all(st["seq"] < 10**9 and st["score"] != {"home": 99, "away": 0} for st in s.states), "a forgery was shown"
+            seqs = [st["seq"] for st in s.states]
+            assert seqs == sorted(seqs), f"an older state was shown again: {seqs}"
+        late = Spectator(cluster.base, match_id, False, ["websocket"])
+        spectators.append(late)
+        _wait("the late spectator's state", lambda: late.states)
+        assert late.states[0]["seq"] == latest["seq"], "a new join is answered the genuine state"
+        assert refused_without_password, "Redis refuses a publish without the password"
+    finally:
+        for s in spectators:
+            s.close()
