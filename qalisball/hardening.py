@@ -185,7 +185,8 @@ def _count_wrong_tokens(response: Response) -> Response:
         return response
     wrong = response.status_code == 401
     if request.method == "GET" and request.args.get("token") and not request.path.startswith("/api/"):
-        wrong = response.status_code != 303  # a page exchanges every token it accepts (D53): any other was refused
+        # A page strips every token (D53, D154), marking the ones it refused: those, and any page that did not strip.
+        wrong = response.status_code != 303 or "signin=refused" in response.headers.get("Location", "")
     if request.endpoint == "token_links.sign_in":
         wrong = "signin=refused" in response.headers.get("Location", "")
     if wrong:

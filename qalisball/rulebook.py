@@ -211,6 +211,15 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D164": ("被撤销的进球留在时间线上并划掉", "A voided goal stays on the timeline, struck out"),
     "D165": ("大屏弹出进球与进球队员", "The big screen pops up each goal and its scorer"),
     "D166": ("赛场大屏轮播最新赛果", "The venue screen shows the latest results"),
+    # Hardening, round two (issue 20): docs/decisions.md D150–D154.
+    "D150": ("所有CSV导出经同一写入器，公式被转义", "Every CSV export goes through one writer that escapes formulas"),
+    "D151": ("所有接口用同一JSON读取器与同一文字校验", "Every route reads JSON and text through the same strict checks"),
+    "D152": (
+        "上传图片与签名先查尺寸，再解码并去除元数据重新编码",
+        "Uploads and signatures are bounded, decoded and re-encoded without metadata",
+    ),
+    "D153": ("CSV导入中仅大小写不同的队名视为同一队", "A CSV import's team names that differ only in case are one team"),
+    "D154": ("任何页面都会把令牌从地址中去掉", "Every page takes the token out of its address"),
 }
 
 # SPEC §10's competition decisions, cited by the competitions' refusals ("C4").

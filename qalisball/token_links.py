@@ -4,8 +4,9 @@
   the organiser's competition and screen pages) whose token is valid answers ``303`` to the same address
   without it, setting the cookie: ``qb_organiser`` for the organiser token, ``qb_role_<match>_<role>`` for
   a match role's token on its console (the address then names the role: ``?role=scorer``, so a tablet
-  holding two roles of one match opens the one it was given). A token that is not valid is left to the
-  page, which says so (and the throttle counts it).
+  holding two roles of one match opens the one it was given). Every other page with ``?token=`` answers
+  ``303`` without it too (D154): a role's token of that match (on the scoreboard) is just dropped; a token
+  that is not valid adds ``?signin=refused``, so the page says so (and the throttle counts it).
 - ``POST /sign-in``: the sign-in forms (``token``, ``next``, and ``match`` on a console's token page) do
   the same without putting the token in an address at all.
 - ``guard_writes``: a write (POST, PUT, PATCH, DELETE) that carries our cookies but not the CSRF token of
@@ -87,20 +88,36 @@ def _keep(response: Response, cookie: str, token: str, days: int) -> Response:
 
 
 def exchange() -> Response | None:
+    """Every page opened with ``?token=`` answers ``303`` to itself without it (D53, D154): a token never stays
+    in the address bar, the history or the language links, whether it is kept, only dropped, or refused."""
     if request.method != "GET" or "token" not in request.args or not _is_page():
         return None
     view_args = dict(request.view_args or {})
-    console = request.endpoint == "pages.console"
-    found = _cookie_for(request.args.get("token", ""), str(view_args["match_id"]) if console else None)
+    token = request.args.get("token", "")
+    match_id = str(view_args["match_id"]) if "match_id" in view_args else None
+    found = _cookie_for(token, match_id if request.endpoint == "pages.console" else None)
+    kept = {k: request.args.getlist(k) for k in request.args if k not in ("token", "signin", *view_args)}
     if found is None:
-        return None  # the page answers "this token is not valid" (and the throttle counts it)
+        # A role's token of this match on a page that does not take it (the scoreboard) is dropped; any other is
+        # refused: the page says so (``?signin=refused``, as a sign-in form's), and the throttle counts it (D50).
+        if not _of_match(token, match_id):
+            kept["signin"] = [SIGN_IN_REFUSED]
+        response = redirect(url_for(str(request.endpoint), **view_args, **kept), 303)
+        response.headers["Cache-Control"] = "no-store"
+        return response
     cookie, days, role = found
-    kept = {k: request.args.getlist(k) for k in request.args if k not in ("token", "role", *view_args)}
+    kept.pop("role", None)
     if role is not None:
         kept["role"] = [role]
     # Built again from the route (never from the raw path): encoded, and under the app's script root.
     target = url_for(str(request.endpoint), **view_args, **kept)
-    return _keep(redirect(target, 303), cookie, request.args.get("token", ""), days)
+    return _keep(redirect(target, 303), cookie, token, days)
+
+
+def _of_match(token: str, match_id: str | None) -> bool:
+    """Whether ``token`` is one of the roles' tokens of match ``match_id``."""
+    m = service().matches.get(match_id) if match_id is not None else None
+    return m is not None and m.role_of(token) is not None
 
 
 def _local(target: str | None, fallback: str) -> str:

@@ -534,17 +534,64 @@ def test_D151_fuzz_every_route_of_the_url_map_never_answers_500_and_a_4xx_change
 # D153: the CSV import names teams as D72 compares them
 
 
-def test_D153_csv_rows_naming_a_team_in_other_cases_are_one_team_under_its_first_spelling(app: Flask, client: FlaskClient) -> None:
-    data = "team,number,name\nCaseT,1,Li\ncaset,2,Wang\n CASET ,3,Zhao\nOther,1,Chen\n".encode()
+def test_D153_csv_rows_naming_a_team_in_other_cases_are_one_team_under_its_first_spelling(
+    app: Flask, client: FlaskClient
+) -> None:
+    data = b"team,number,name\nCaseT,1,Li\ncaset,2,Wang\n CASET ,3,Zhao\nOther,1,Chen\n"
     r = client.post("/api/teams/import", data=data, content_type="text/csv", headers=auth(ADMIN))
     assert r.status_code == 200, r.get_json()
     teams = {t["name"]: [p["number"] for p in t["players"]] for t in client.get("/api/teams").get_json()}
     assert teams == {"CaseT": [1, 2, 3], "Other": [1]}, teams
     # A kept team matched regardless of case (D72), and a number twice in one team under two spellings is a bad line.
     before = _everything(app)
-    data = "team,number,name\ncaseT,4,Sun\nCASET,4,Zhou\n".encode()
+    data = b"team,number,name\ncaseT,4,Sun\nCASET,4,Zhou\n"
     body = _refused_400(app, client.post("/api/teams/import", data=data, content_type="text/csv", headers=auth(ADMIN)), before)
     assert "line 3" in body["fields"], body
     r = client.post("/api/teams/import", data=b"team,number,name\ncaset,4,Sun\n", content_type="text/csv", headers=auth(ADMIN))
     assert [t["name"] for t in r.get_json()["teams"]] == ["CaseT"], r.get_json()
     assert len(client.get("/api/teams").get_json()) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# D154: every page takes ?token= out of its address
+
+
+def test_D154_every_page_answers_a_token_in_its_address_with_a_redirect_without_it(
+    app: Flask, client: FlaskClient, clock: FakeClock
+) -> None:
+    """Every page of the URL map (a new page is covered at once), with a role's token, the organiser's
+    and a wrong one: a 303 to the same page without the token, and nothing on the page echoes it."""
+    world = _world(client, clock)
+    app.extensions["qalisball_throttle"].burst = 10**9  # the wrong tokens here are on purpose
+    match: MatchDriver = world["match"]
+    pages = sorted(
+        r.rule
+        for r in app.url_map.iter_rules()
+        if "GET" in (r.methods or ()) and not r.rule.startswith(("/api/", "/static/")) and r.endpoint != "static"
+    )
+    assert len(pages) > 20, pages
+    for rule in pages:
+        url = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: world["params"][m.group(1)][0], rule)
+        for token in (match.tokens["referee"], ADMIN, "wrong-token-" + "x" * 20):
+            fresh = app.test_client()
+            r = fresh.get(f"{url}?token={quote(token)}&lang=en")
+            assert r.status_code == 303, (rule, r.status_code)
+            location = r.headers["Location"]
+            assert "token=" not in location and "lang=en" in location, (rule, location)
+            # Refused (the page says so): a wrong token, or a role's token on a page not of its match.
+            refused = token.startswith("wrong") or (token != ADMIN and "<match_id>" not in rule)
+            assert location.endswith("signin=refused") == refused, (rule, location)
+            with fresh.get(location) as page:
+                assert token.encode() not in page.get_data(), (rule, "the token is on the page")
+
+
+def test_D154_a_role_token_on_the_scoreboard_is_dropped_not_kept_nor_echoed_into_the_language_link(
+    client: FlaskClient, match: MatchDriver
+) -> None:
+    token = match.tokens["referee"]
+    r = client.get(f"/matches/{match.id}/scoreboard?token={token}&seconds=5")
+    assert r.status_code == 303 and r.headers["Location"] == f"/matches/{match.id}/scoreboard?seconds=5"
+    assert not [c for c in r.headers.getlist("Set-Cookie") if c.startswith("qb_")], "the scoreboard keeps no official's cookie"
+    page = client.get(r.headers["Location"]).get_data(as_text=True)
+    links = re.findall(r'href="(/lang/[^"]*)"', page)
+    assert links and token not in page and not [link for link in links if "token" in link], links
