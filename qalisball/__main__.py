@@ -6,20 +6,26 @@
 - ``backup <dest> [--db db]``: a consistent copy made with SQLite's online backup API while the server
   runs, checked (quick_check and every chain) before it is put in place. Prints each match's head hash.
 - ``restore <backup> [--db db]``: with the server stopped, put a backup in place of the database and
-  record its heads as acknowledged, listing the events that the backup does not have.
+  record its heads as acknowledged, listing the events and the changes of records (teams,
+  competitions, screens, tokens) that the backup does not have. It refuses while a server holds the
+  database (D148).
+
+``verify`` also checks the records ledger (D145): ``OK records`` or ``DAMAGED records`` with the reason.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
-from .integrity import AckJournal, acks_path
+from .integrity import RECORDS, AckJournal, acks_path
 from .service import MatchService
-from .store import Store
+from .store import LEDGER, DatabaseInUse, Store, acquire_writer, release_writer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,11 +51,19 @@ def check(db: str, use_acks: bool = True, out: object = None) -> bool:
         svc = MatchService(store)
         write(f"{db}: quick_check {'ok' if store.problem is None else 'FAILED'}, schema version {version}")
         ok = store.problem is None
-        if store.problem is not None:
+        if store.problem is not None and (store.records is None or store.problem is not store.records.damage):
             write(f"DAMAGED  database  {store.problem.message}")
+        records = store.records
+        if records is not None and records.damage is not None:
+            write(f"DAMAGED  records  proven up to change {records.proven}: {records.damage.message}")
+        elif records is not None:
+            write(f"OK       records  changes 1–{records.proven}  head {records.head}")
+        elif store.problem is None:
+            write("NOTE     records  not sealed yet (a database from before issue 20): the server seals them when it next starts")
         for m in svc.matches.values():
             names = f"{m.setup.home.name} – {m.setup.away.name}"
-            damage = svc.damage(m)
+            # The records' damage is said once above; a match's line says what its own log proves.
+            damage = m.damaged if records is not None and svc.problem is records.damage else svc.damage(m)
             if damage is None:
                 write(f"OK       {m.id}  {names}  events 1–{m.seq}  head {m.head}")
             else:
@@ -91,11 +105,24 @@ def backup(dest: str, db: str) -> bool:
 
 def restore(backup_file: str, db: str) -> bool:
     """Put ``backup_file`` in place of ``db`` (server stopped) and acknowledge the restored heads."""
+    try:
+        acquire_writer(db)  # held to the end: no server may start on the database meanwhile
+    except DatabaseInUse as exc:
+        print(f"qalisball: {exc}. Nothing restored.")
+        return False
+    try:
+        return _restore(backup_file, db)
+    finally:
+        release_writer(db)
+
+
+def _restore(backup_file: str, db: str) -> bool:
     if not check(backup_file, use_acks=False):
         print("the backup is not sound: nothing restored")
         return False
     journal = AckJournal(acks_path(db))
     before = journal.heads()
+    lost_records = _records_lost(db, backup_file, before.pop(RECORDS, None))
     tmp = Path(db + ".restoring")
     tmp.unlink(missing_ok=True)
     source = sqlite3.connect("file:" + str(Path(backup_file).resolve()) + "?mode=ro", uri=True)
@@ -109,21 +136,66 @@ def restore(backup_file: str, db: str) -> bool:
     for stale in (db + "-wal", db + "-shm"):  # never let the old database's WAL be applied to the backup
         Path(stale).unlink(missing_ok=True)
     os.replace(tmp, db)
-    store = Store(db)
+    store = Store(db)  # migrates a backup from before seals (D147)
     try:
-        svc = MatchService(store)  # rewrites the journal: the restored heads are now the acknowledged ones
-        heads = {m.id: (m.seq, m.head) for m in svc.matches.values()}
-        journal.rewrite(heads)
+        heads = store.acknowledged_heads()
+        journal.rewrite(heads)  # the restored heads are now the acknowledged ones
         for match_id, (seq, _) in sorted(before.items()):
-            now = heads.get(match_id, (None, ""))[0]
+            now = heads.get(match_id, (None, "", None))[0]
             if now is None:
                 print(f"LOST     {match_id}: acknowledged up to event {seq}, not in the backup")
             elif now < seq:
                 print(f"LOST     {match_id}: events {now + 1}–{seq} were acknowledged, the backup ends at {now}")
+        for line in lost_records:
+            print(line)
     finally:
         store.close()
     print(f"restored {backup_file} → {db}")
     return True
+
+
+def _ledger(db: str) -> list[dict[str, Any]]:
+    """The records ledger of a database file, read-only (empty when it has none or cannot be read)."""
+    if not Path(db).exists():
+        return []
+    try:
+        conn = sqlite3.connect("file:" + str(Path(db).resolve()) + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(f"SELECT seq, action, changes, hash FROM [{LEDGER}] ORDER BY seq")]
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+
+
+def _records_lost(db: str, backup_file: str, acknowledged: tuple[int, str] | None) -> list[str]:
+    """``LOST`` lines for the changes of records (a team created, a result decided…) the backup does not have.
+
+    Named one by one from the database being replaced when it can still be read; otherwise counted from
+    the acknowledgement journal.
+    """
+    kept = {r["seq"]: r["hash"] for r in _ledger(backup_file)}
+    old = _ledger(db)
+    lines = []
+    for change in old:
+        if kept.get(change["seq"]) == change["hash"]:
+            continue
+        for c in json.loads(change["changes"]):
+            row = c["row"] or {}
+            name = f" “{row['name']}”" if isinstance(row.get("name"), str) else ""
+            key = ", ".join(str(k) for k in c["key"])
+            lines.append(
+                f"LOST     records: change {change['seq']} ({change['action']}): {c['table']} {key}{name}, not in the backup"
+            )
+    last_kept = max(kept, default=0)
+    if not old and acknowledged is not None and acknowledged[0] > last_kept:
+        lines.append(
+            f"LOST     records: changes {last_kept + 1}–{acknowledged[0]} were acknowledged, the backup ends at {last_kept}"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

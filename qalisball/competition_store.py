@@ -45,7 +45,9 @@ class CompetitionStore:
     def rows(
         self, table: str, where: str | None = None, params: list[Any] | None = None, order_by: str = "rowid"
     ) -> Iterator[dict[str, Any]]:
-        for row in self.db[table].rows_where(where, params or [], order_by=order_by):
+        # Records changed outside the server are never served: the ledger's proven ones instead (D145).
+        proven = self.store.proven_rows(table, order_by) if where is None else None
+        for row in proven if proven is not None else self.db[table].rows_where(where, params or [], order_by=order_by):
             yield _decode(table, row)
 
     # -- writing ---------------------------------------------------------------------------------
@@ -59,26 +61,27 @@ class CompetitionStore:
         Any SQLite failure becomes a ``StorageError`` and nothing is stored.
         """
 
-        def run() -> None:
-            with self.store._transaction():
-                for op, table, row in changes:
-                    encoded = _encode(table, row)
-                    if op == "insert":
-                        self.store._insert(table, encoded)
-                    else:
-                        keys = _PKS[table]
-                        sets = ", ".join(f"[{c}] = ?" for c in encoded if c not in keys)
-                        where = " AND ".join(f"[{c}] = ?" for c in keys)
-                        values = [v for c, v in encoded.items() if c not in keys] + [encoded[c] for c in keys]
-                        self.db.execute(f"UPDATE [{table}] SET {sets} WHERE {where}", values)
-                if log is not None:
-                    comp, action, body = log
-                    self.store._insert(
-                        "competition_log",
-                        {"competition_id": comp, "at": utc_now(), "action": action, "body": json.dumps(body, ensure_ascii=False)},
-                    )
+        def run() -> list[tuple[str, tuple[Any, ...]]]:
+            for op, table, row in changes:
+                encoded = _encode(table, row)
+                if op == "insert":
+                    self.store._insert(table, encoded)
+                else:
+                    keys = _PKS[table]
+                    sets = ", ".join(f"[{c}] = ?" for c in encoded if c not in keys)
+                    where = " AND ".join(f"[{c}] = ?" for c in keys)
+                    values = [v for c, v in encoded.items() if c not in keys] + [encoded[c] for c in keys]
+                    self.db.execute(f"UPDATE [{table}] SET {sets} WHERE {where}", values)
+            if log is not None:
+                comp, action, body = log
+                self.store._insert(
+                    "competition_log",
+                    {"competition_id": comp, "at": utc_now(), "action": action, "body": json.dumps(body, ensure_ascii=False)},
+                )
+            # Every record written is sealed in the same transaction (D145).
+            return [(table, tuple(row[c] for c in _PKS[table])) for _, table, row in changes]
 
-        self.store._write(run)
+        self.store.write_records(log[1] if log is not None else "records_changed", run)
 
 
 _PKS = {

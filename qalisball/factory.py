@@ -16,7 +16,7 @@ from .devices import DeviceRegistry
 from .fanout import LocalManager, PreEncodedPacket, QueueManager
 from .live import Live
 from .service import MatchService, now_ms
-from .store import Store
+from .store import DatabaseInUse, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 socketio = SocketIO()
@@ -63,7 +63,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     i18n.init_app(app)  # Flask-Babel: zh-CN / English per device
 
-    store = Store(app.config["DATABASE"])
+    try:
+        store = Store(app.config["DATABASE"])
+    except DatabaseInUse as exc:  # another server writes this database (D148): refuse to start, naming it
+        raise ConfigError(str(exc)) from exc
     if app.config["ASYNC_MODE"] == "gevent":
         store.run_writes_off_loop()  # a write waiting on SQLite never freezes reads and spectators
     svc = MatchService(store, clock=app.config["CLOCK"])

@@ -15,6 +15,22 @@ with the rows: a match whose log ends before its last acknowledged seq lost even
 is not the acknowledged one was changed (even with the whole chain recomputed). The journal is written
 after the commit, so it can only lag behind the database (a crash between the two), never run ahead of
 it unless the database lost something. It grows by about 90 bytes per event and is read as a stream.
+
+**Seals of the stored answers** (D146). An event row also keeps, for its idempotency key, the hash of
+the request's body and the answer given; neither is part of the row's hash (the report's head names
+what happened, not what was answered). Each row's ``seal`` chains them: the hash of the previous
+row's seal (the genesis hash for the first), the row's hash, its ``body_hash`` and its ``response``.
+The journal's line for an event carries the seal too (``<match> <seq> <hash> <seal>``), so a forged
+answer is caught even with every seal recomputed, and a repeated request never gets it.
+
+**The records ledger** (D145). Competitions, fixtures, kept teams and officials, protests, lots,
+venue screens, team logos and each match's role tokens are records that change, so they are not
+chained per row: every write of them appends, in the same transaction, the new contents of the rows
+it touched to ``record_ledger``, a hash chain of its own whose head the journal acknowledges under
+the name ``~records``. At start-up (and by ``verify``) the ledger's chain and acknowledged head are
+checked and replayed, and every record in the tables must be the ledger's: a record changed, added
+or deleted outside the server makes the database read-only, and the ledger's proven contents are
+served in its place.
 """
 
 from __future__ import annotations
@@ -32,6 +48,8 @@ from typing import Any, Protocol
 from .rules.errors import N_
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# The journal's name for the records ledger: never a match id (those are hex digits).
+RECORDS = "~records"
 
 
 def canonical(value: Any) -> bytes:
@@ -81,6 +99,22 @@ def row_hash(row: Row, prev_hash: str) -> str:
     )
 
 
+class Sealed(Protocol):
+    """What a seal covers of an event row, beside its hash: what a repeated request is answered with."""
+
+    @property
+    def hash(self) -> str | None: ...
+    @property
+    def body_hash(self) -> str | None: ...
+    @property
+    def response(self) -> str | None: ...
+
+
+def seal_hash(prev_seal: str, row: Sealed) -> str:
+    """The seal of one row: the previous row's seal (the genesis hash first), its hash, body hash and answer."""
+    return sha256({"prev": prev_seal, "hash": row.hash, "body_hash": row.body_hash, "response": row.response})
+
+
 @dataclass(frozen=True)
 class Damage:
     """Why a match's log cannot be trusted: an ``N_`` template (translated on the pages) and its values."""
@@ -105,6 +139,9 @@ class ChainCheck:
 class Chained(Row, Protocol):
     prev_hash: str | None
     hash: str | None
+    body_hash: str | None
+    response: str | None
+    seal: str | None  # None: a database from before seals (migration 20 adds them); "": a seal taken away
 
 
 @dataclass
@@ -113,6 +150,7 @@ class AckFindings:
 
     last: int = -1  # the highest seq acknowledged (0: the match's creation)
     mismatch: int | None = None  # the first acknowledged seq whose hash is not the row's
+    seal: tuple[int, str] | None = None  # the last acknowledged (seq, seal) of an event
 
 
 def check_chain(match_id: str, genesis: str, rows: Sequence[Chained], acks: AckFindings | None = None) -> ChainCheck:
@@ -152,7 +190,30 @@ def check_chain(match_id: str, genesis: str, rows: Sequence[Chained], acks: AckF
                 ),
                 {"last": len(rows), "seq": acks.last},
             )
+    if damage is None:
+        # The answers are not what the screens show: the events stay proven, but the match is read-only,
+        # so that a repeated request is never answered with a forged answer (D146).
+        damage = _seal_damage(genesis, rows[:proven], acks)
     return ChainCheck(proven, hashes[proven], damage)
+
+
+def _seal_damage(genesis: str, rows: Sequence[Chained], acks: AckFindings | None) -> Damage | None:
+    """Each row's seal is the chain of the stored answers, and the last acknowledged seal is the row's."""
+    if any(r.seal is None for r in rows):
+        return None  # a database from before seals, read by ``verify``: the server adds them on its first start
+    prev = genesis
+    for r in rows:
+        if r.seal != seal_hash(prev, r):
+            return Damage(N_("the stored answer of event {seq} (to a repeated request) was changed or damaged"), {"seq": r.seq})
+        prev = str(r.seal)
+    if acks is not None and acks.seal is not None:
+        seq, seal = acks.seal
+        if seq <= len(rows) and rows[seq - 1].seal != seal:
+            return Damage(
+                N_("the stored answers of events 1–{seq} are not the ones that were acknowledged: they were changed"),
+                {"seq": seq},
+            )
+    return None
 
 
 def _void_marks(rows: Sequence[Chained]) -> tuple[Damage, int] | None:
@@ -197,14 +258,19 @@ class AckJournal:
 
     def lines(self) -> Iterator[tuple[str, int, str]]:
         """Every ``(match, seq, hash)`` acknowledged, in order. Torn or damaged lines are skipped."""
+        for match_id, seq, head, _ in self.sealed_lines():
+            yield match_id, seq, head
+
+    def sealed_lines(self) -> Iterator[tuple[str, int, str, str | None]]:
+        """Every ``(match, seq, hash, seal)`` acknowledged (``seal`` None on a line written before seals)."""
         if self.path is None or not self.path.exists():
             return
         with self.path.open("rb") as f:
             for raw in f:
                 parts = raw.decode("ascii", "replace").rstrip("\n").split(" ")
-                if len(parts) != 3 or not parts[1].isdigit() or not HEX64.match(parts[2]):
+                if len(parts) not in (3, 4) or not parts[1].isdigit() or not all(HEX64.match(p) for p in parts[2:]):
                     continue  # a line cut by a crash: it can only be a later one, never needed to prove a loss
-                yield parts[0], int(parts[1]), parts[2]
+                yield parts[0], int(parts[1]), parts[2], parts[3] if len(parts) == 4 else None
 
     def scan(self, hashes: Mapping[str, Sequence[str]]) -> dict[str, AckFindings]:
         """Compare every acknowledged line with ``hashes`` (per match: the genesis hash, then each row's).
@@ -212,9 +278,11 @@ class AckJournal:
         Streams the file: memory stays small however long the journal has grown.
         """
         found: dict[str, AckFindings] = {}
-        for match_id, seq, head in self.lines():
+        for match_id, seq, head, seal in self.sealed_lines():
             f = found.setdefault(match_id, AckFindings())
             f.last = max(f.last, seq)
+            if seal is not None and (f.seal is None or seq >= f.seal[0]):
+                f.seal = (seq, seal)
             known = hashes.get(match_id)
             if known is not None and seq < len(known) and known[seq] != head and f.mismatch is None:
                 f.mismatch = seq
@@ -228,11 +296,11 @@ class AckJournal:
                 out[match_id] = (seq, head)
         return out
 
-    def append(self, match_id: str, seq: int, head: str) -> None:
+    def append(self, match_id: str, seq: int, head: str, seal: str | None = None) -> None:
         """Record an acknowledged event; a failure is remembered, never raised (the event is already stored)."""
         if self.path is None:
             return
-        line = f"{match_id} {seq} {head}\n".encode("ascii")
+        line = (f"{match_id} {seq} {head}" + (f" {seal}" if seal else "") + "\n").encode("ascii")
         with self._lock:
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -245,12 +313,14 @@ class AckJournal:
             except OSError as exc:
                 self.failed = str(exc)
 
-    def rewrite(self, heads: Mapping[str, tuple[int, str]]) -> None:
-        """Replace the journal by one line per match (``restore``: the restored log is the acknowledged one)."""
+    def rewrite(self, heads: Mapping[str, tuple[int, str, str | None]]) -> None:
+        """Replace the journal by one line per match and the records' (``restore``: the restored ones are acknowledged)."""
         if self.path is None:
             return
         tmp = self.path.with_name(self.path.name + ".tmp")
-        data = "".join(f"{m} {seq} {h}\n" for m, (seq, h) in sorted(heads.items())).encode("ascii")
+        data = "".join(
+            f"{m} {seq} {h}" + (f" {seal}" if seal else "") + "\n" for m, (seq, h, seal) in sorted(heads.items())
+        ).encode("ascii")
         with self._lock:
             try:
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -290,5 +360,102 @@ def missing_matches(found: Mapping[str, AckFindings], present: Iterable[str]) ->
             {"match": m, "seq": f.last},
         )
         for m, f in found.items()
-        if m not in here
+        if m not in here and not m.startswith("~")  # ``~records`` is the records ledger, checked by the store
     }
+
+
+# ----------------------------------------------------------------------------------------------
+# The records ledger (D145): competitions, teams, officials, screens, role tokens
+
+RECORDS_GENESIS = sha256({"records": "qalisball"})  # what the first change of the ledger chains to
+
+
+def ledger_hash(seq: int, at: str, action: str, changes: Any, prev_hash: str) -> str:
+    """The hash of one change of the records: what it wrote (every touched row's new contents) and the previous hash."""
+    return sha256({"seq": seq, "at": at, "action": action, "changes": changes, "prev": prev_hash})
+
+
+def record_key(table: str, key: Sequence[Any]) -> tuple[str, str]:
+    """A record's name in the ledger: its table and its primary key's values."""
+    return table, json.dumps(list(key), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    seq: int
+    at: str
+    action: str
+    changes: list[dict[str, Any]]  # [{"table", "key": [pk values], "row": {column: value} | None (deleted)}]
+    prev_hash: str | None
+    hash: str | None
+
+
+@dataclass(frozen=True)
+class RecordsCheck:
+    """The records as the ledger proves them, and why the tables cannot be trusted, if they cannot."""
+
+    proven: int  # changes 1..proven of the ledger are sound
+    head: str
+    values: dict[tuple[str, str], dict[str, Any] | None]  # every record's proven contents (None: deleted)
+    damage: Damage | None
+
+
+def check_records(
+    ledger: Sequence[LedgerRow], current: Mapping[tuple[str, str], Mapping[str, Any]], acks: AckFindings | None = None
+) -> RecordsCheck:
+    """Check the ledger's chain and acknowledged head, replay its proven part, and compare every record with it.
+
+    A column a record has now but did not have when it was sealed (added by a later migration) is not
+    compared until the record's next write; a column it had must still be there with the same value.
+    """
+    hashes = [RECORDS_GENESIS]
+    damage: Damage | None = None
+    for i, row in enumerate(ledger, start=1):
+        if (
+            row.seq != i
+            or row.prev_hash != hashes[-1]
+            or row.hash != ledger_hash(row.seq, row.at, row.action, row.changes, hashes[-1])
+        ):
+            damage = Damage(
+                N_("change {seq} of the records does not match their hash chain: it was changed or damaged"), {"seq": i}
+            )
+            break
+        hashes.append(str(row.hash))
+    proven = len(hashes) - 1
+    if damage is None and acks is not None:
+        if acks.mismatch is not None:
+            damage, proven = (
+                Damage(N_("change {seq} of the records is not the change that was acknowledged"), {"seq": acks.mismatch}),
+                max(0, acks.mismatch - 1),
+            )
+        elif acks.last > len(ledger):
+            damage = Damage(
+                N_(
+                    "the records end at change {last} but change {seq} was acknowledged: the database lost changes "
+                    "(a damaged or deleted WAL file); restore the latest backup"
+                ),
+                {"last": len(ledger), "seq": acks.last},
+            )
+    values: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for row in ledger[:proven]:
+        for change in row.changes:
+            values[record_key(change["table"], change["key"])] = change["row"]
+    if damage is None:
+        changed = [k for k in {*values, *current} if not _same(values.get(k), current.get(k))]
+        if changed:
+            table, key = sorted(changed)[0]
+            damage = Damage(
+                N_(
+                    "the record {record} was changed, added or deleted outside the server ({count} in all): "
+                    "the database is read-only; restore the latest backup"
+                ),
+                {"record": f"{table} {', '.join(str(v) for v in json.loads(key))}", "count": len(changed)},
+            )
+    return RecordsCheck(proven, hashes[proven], values, damage)
+
+
+def _same(sealed: Mapping[str, Any] | None, now: Mapping[str, Any] | None) -> bool:
+    if sealed is None or now is None:
+        return sealed is None and now is None
+    missing = object()
+    return all(now.get(column, missing) == value for column, value in sealed.items())

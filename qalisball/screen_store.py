@@ -45,14 +45,18 @@ class ScreenStore:
             yield dict(zip(IMAGE_COLUMNS, row, strict=True))
 
     def image_data(self, image_id: str) -> tuple[str, bytes] | None:
+        self.store.check_shared_memory()  # read at run time: never through an unwritable -shm (D149)
         row = self.db.execute("SELECT content_type, data FROM images WHERE id = ?", [image_id]).fetchone()
         return (str(row[0]), bytes(row[1])) if row else None
 
     def logos(self) -> Iterator[dict[str, Any]]:
-        yield from self.db["team_logos"].rows_where(order_by="team")
+        # Records changed outside the server are never served: the ledger's proven ones instead (D145).
+        proven = self.store.proven_rows("team_logos", "team")
+        yield from proven if proven is not None else self.db["team_logos"].rows_where(order_by="team")
 
     def screens(self) -> Iterator[dict[str, Any]]:
-        for row in self.db["screens"].rows_where(order_by="name"):
+        proven = self.store.proven_rows("screens", "name")
+        for row in proven if proven is not None else self.db["screens"].rows_where(order_by="name"):
             yield {"name": row["name"], **json.loads(row["content"]), "updated_at": row["updated_at"]}
 
     # -- writing ---------------------------------------------------------------------------------
@@ -73,26 +77,31 @@ class ScreenStore:
             "ON CONFLICT(team_key) DO UPDATE SET team = excluded.team, image_id = excluded.image_id, "
             "updated_at = excluded.updated_at",
             [key, team, image_id, utc_now()],
+            ("team_logos", key, "logo_set"),
         )
 
     def delete_logo(self, key: str) -> None:
-        self._run("DELETE FROM team_logos WHERE team_key = ?", [key])
+        self._run("DELETE FROM team_logos WHERE team_key = ?", [key], ("team_logos", key, "logo_deleted"))
 
     def set_screen(self, name: str, content: dict[str, Any], updated_at: str) -> None:
         self._run(
             "INSERT INTO screens (name, content, updated_at) VALUES (?, ?, ?) "
             "ON CONFLICT(name) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at",
             [name, json.dumps(content, ensure_ascii=False), updated_at],
+            ("screens", name, "screen_set"),
         )
 
     def delete_screen(self, name: str) -> None:
-        self._run("DELETE FROM screens WHERE name = ?", [name])
+        self._run("DELETE FROM screens WHERE name = ?", [name], ("screens", name, "screen_deleted"))
 
-    def _run(self, sql: str, params: list[Any]) -> None:
-        """One statement in its own transaction; any SQLite failure becomes a ``StorageError``."""
+    def _run(self, sql: str, params: list[Any], record: tuple[str, str, str] | None = None) -> None:
+        """One statement in its own transaction; any SQLite failure becomes a ``StorageError``.
 
-        def run() -> None:
-            with self.store._transaction():
-                self.db.execute(sql, params)
+        ``record`` (table, key, action): the screen or logo it writes, sealed in the same transaction (D145).
+        """
 
-        self.store._write(run)
+        def run() -> list[tuple[str, tuple[Any, ...]]]:
+            self.db.execute(sql, params)
+            return [(record[0], (record[1],))] if record else []
+
+        self.store.write_records(record[2] if record else "image_changed", run)

@@ -8,16 +8,24 @@ Each row carries the hash of the row before it (``qalisball/integrity.py``), and
 recorded in the acknowledgement journal ``<db>-acks`` before the API answers, so that a database
 that lost acknowledged events says so at start-up. A database that cannot be read, or fails
 ``PRAGMA quick_check``, is opened read-only: ``problem`` says why and every write answers 503.
+
+Records that change (competitions, kept teams, screens, role tokens: ``SEALED``) are written with
+``write_records``, which appends their new contents to the records ledger in the same transaction
+(D145); a record that is not the ledger's makes the database read-only, and the ledger's proven
+contents are what ``proven_rows`` serves instead. One server process writes a database: the store
+holds an exclusive lock on ``<db>-lock`` (D148).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +33,7 @@ from typing import Any
 import sqlite_utils
 
 from . import competition_tables, integrity, screen_tables, tokens
-from .integrity import AckJournal, Damage
+from .integrity import RECORDS, AckJournal, Damage, LedgerRow, RecordsCheck
 from .rules.errors import N_
 
 # A write waits at most this long for another connection's lock before answering 503 (seconds).
@@ -89,6 +97,7 @@ class LogEntry:
     voided_by: int | None = None
     prev_hash: str | None = None  # the hash chain (integrity.py): set by ``Store.append``
     hash: str | None = None
+    seal: str | None = None  # the stored answers' chain (integrity.seal_hash, D146): set by ``Store.append``
 
     def public(self) -> dict[str, Any]:
         """The log entry as API.md's ``GET .../events`` shows it."""
@@ -151,16 +160,90 @@ def _m2(db: sqlite_utils.Database) -> None:
             prev = h
 
 
+# The records a decision or an answer depends on, sealed in the records ledger (D145): per table, its
+# primary key and the columns sealed (None: all). Images are not: they are named by their bytes' hash.
+SEALED: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
+    "matches": (("id",), ("id", "tokens")),  # the rest of a match is its chain's genesis
+    "teams": (("id",), None),
+    "officials": (("id",), None),
+    "competitions": (("id",), None),
+    "fixtures": (("competition_id", "id"), None),
+    "protests": (("id",), None),
+    "lots": (("id",), None),
+    "screens": (("name",), None),
+    "team_logos": (("team_key",), None),
+}
+LEDGER = "record_ledger"
+
+
+def _sealed_row(db: sqlite_utils.Database, table: str, key: tuple[Any, ...]) -> dict[str, Any] | None:
+    """A record's sealed columns as stored now (None when it is not there)."""
+    pk, columns = SEALED[table]
+    cols = ", ".join(f"[{c}]" for c in columns) if columns else "*"
+    where = " AND ".join(f"[{c}] = ?" for c in pk)
+    cursor = db.execute(f"SELECT {cols} FROM [{table}] WHERE {where}", list(key))
+    row = cursor.fetchone()
+    return dict(zip([d[0] for d in cursor.description], row, strict=True)) if row else None
+
+
+def _all_sealed(db: sqlite_utils.Database) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every sealed record now in the tables, by ``integrity.record_key``."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for table, (pk, columns) in SEALED.items():
+        cols = ", ".join(f"[{c}]" for c in columns) if columns else "*"
+        cursor = db.execute(f"SELECT {cols} FROM [{table}] ORDER BY rowid")
+        names = [d[0] for d in cursor.description]
+        for values in cursor.fetchall():
+            row = dict(zip(names, values, strict=True))
+            out[integrity.record_key(table, [row[c] for c in pk])] = row
+    return out
+
+
+def _append_ledger(db: sqlite_utils.Database, action: str, changes: list[dict[str, Any]]) -> tuple[int, str]:
+    """Append one change to the records ledger (inside the caller's transaction); its (seq, hash)."""
+    last = db.execute(f"SELECT seq, hash FROM [{LEDGER}] ORDER BY seq DESC LIMIT 1").fetchone()
+    seq, prev = (int(last[0]) + 1, str(last[1])) if last else (1, integrity.RECORDS_GENESIS)
+    at = _utc_now_iso()
+    h = integrity.ledger_hash(seq, at, action, changes, prev)
+    db.execute(
+        f"INSERT INTO [{LEDGER}] (seq, at, action, changes, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
+        [seq, at, action, json.dumps(changes, ensure_ascii=False), prev, h],
+    )
+    return seq, h
+
+
+def _m20(db: sqlite_utils.Database) -> None:
+    """Issue 20: seals of the stored answers (computed for the rows already there) and the records ledger,
+    started with every record as it is on this first open (D147)."""
+    db.execute("ALTER TABLE events ADD COLUMN seal TEXT")
+    for match in list(db.query("SELECT id, created_at, setup FROM matches")):
+        seal = integrity.genesis_hash(match["id"], match["created_at"], json.loads(match["setup"]))
+        rows = db.query("SELECT * FROM events WHERE match_id = ? ORDER BY seq", [match["id"]])
+        for entry in [_entry(r) for r in rows]:
+            seal = integrity.seal_hash(seal, entry)
+            db.execute("UPDATE events SET seal = ? WHERE match_id = ? AND seq = ?", [seal, match["id"], entry.seq])
+    db[LEDGER].create(
+        {"seq": int, "at": str, "action": str, "changes": str, "prev_hash": str, "hash": str},
+        pk="seq",
+        not_null={"seq", "at", "action", "changes", "prev_hash", "hash"},
+    )
+    changes = [{"table": table, "key": json.loads(key), "row": row} for (table, key), row in _all_sealed(db).items()]
+    _append_ledger(db, "sealed_on_first_open", changes)
+
+
 # Numbered migrations, applied once each in number order. Numbers are reserved per piece of work so
 # that branches developed side by side never take the same one: 2 the log's hash chain (issue 14),
 # 3 competitions (issue 12), 4 and up the match day (issue 11) except 5: venue screens, images and team
-# logos (issue 13). A later migration that rewrites a match's ``setup`` or an event row must recompute
-# that match's chain as ``_m2`` does.
+# logos (issue 13); 20 seals and the records ledger (issue 20). A later migration that rewrites a match's
+# ``setup`` or an event row must recompute that match's chain (and seals) as ``_m2`` and ``_m20`` do; one
+# that rewrites a sealed column of a record (``SEALED``) must append the new contents to the ledger
+# (``_append_ledger``, as ``_m20`` does), or the next start finds the records changed.
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _m1,
     2: _m2,
     3: competition_tables.migrate,
     5: screen_tables.migrate,
+    20: _m20,
 }
 
 
@@ -176,6 +259,12 @@ class Store:
         self.readonly = readonly
         if self.path != ":memory:" and not readonly:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._locked = False
+        if not readonly:
+            acquire_writer(self.path)  # one server process writes a database (D148): DatabaseInUse otherwise
+            self._locked = True
+        # SQLite's shared-memory index, mapped into this process: see ``check_shared_memory``.
+        self._shm = None if self.path == ":memory:" or self.path.startswith("file:") else self.path + "-shm"
         self._lock = threading.RLock()
         # Writes run through ``_run``: inline by default; under gevent, on one worker thread of
         # this database (``run_writes_off_loop``), so a write waiting on SQLite never freezes the
@@ -190,6 +279,9 @@ class Store:
         else:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         self.db = sqlite_utils.Database(conn)
+        # The records as the ledger proves them (D145); None before migration 20 (an old database under ``verify``).
+        self.records: RecordsCheck | None = None
+        self._sealing = False  # whether writes seal records (the ledger exists: migration 20)
         try:
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
@@ -199,6 +291,10 @@ class Store:
             self.problem = self.quick_check()
             if self.problem is None and not readonly:
                 self._migrate()
+            self._sealing = LEDGER in self.db.table_names()
+            if self.problem is None and self._sealing:
+                self.records = self.check_records()
+                self.problem = self.records.damage
         except sqlite3.DatabaseError as exc:
             # A file that is no database, or a damaged schema: start, say so on every screen, write nothing.
             self.problem = Damage(
@@ -216,6 +312,52 @@ class Store:
             {"found": "; ".join(found[:3])},
         )
 
+    def check_records(self) -> RecordsCheck:
+        """The records ledger's chain, its acknowledged head, and every sealed record against it (D145)."""
+        ledger = [
+            LedgerRow(r["seq"], r["at"], r["action"], json.loads(r["changes"]), r["prev_hash"], r["hash"])
+            for r in self.db.query(f"SELECT * FROM [{LEDGER}] ORDER BY seq")
+        ]
+        found = self.acks.scan({RECORDS: [integrity.RECORDS_GENESIS, *(str(r.hash) for r in ledger)]})
+        return integrity.check_records(ledger, _all_sealed(self.db), found.get(RECORDS))
+
+    def proven_rows(self, table: str, order_by: str = "rowid") -> list[dict[str, Any]] | None:
+        """A sealed table's records as the ledger proves them, when the table cannot be trusted; else None.
+
+        What was changed outside the server is never served: a changed record is served as it was last
+        written by the server, an added one not at all, a deleted one as it was (D145).
+        """
+        if self.records is None or self.records.damage is None or table not in SEALED:
+            return None
+        stored = {integrity.record_key(table, [r[c] for c in SEALED[table][0]]): r for r in self.db[table].rows}
+        columns = list(self.db[table].columns_dict)
+        rows = [
+            {**dict.fromkeys(columns), **stored.get(key, {}), **value}
+            for key, value in self.records.values.items()
+            if key[0] == table and value is not None
+        ]
+        for column in reversed([c.strip() for c in order_by.split(",")]):
+            if column in columns:  # "rowid": the order the ledger first wrote them
+                rows.sort(key=lambda r, c=column: (r[c] is not None, r[c]))  # type: ignore[misc]
+        return rows
+
+    def check_shared_memory(self) -> None:
+        """Refuse (503) before SQLite touches ``<db>-shm`` when that file cannot be written.
+
+        SQLite maps the shared-memory index into the process and writes to it on every read and write;
+        once the file is made immutable (``chattr +i``) the next such write kills the whole server with
+        SIGBUS (issue 20, item 9). Checked before each use, the server answers 503 instead, keeps
+        serving what it holds in memory, and carries on by itself when the file is writable again (D149).
+        """
+        if self._shm is not None and not os.access(self._shm, os.W_OK) and os.path.exists(self._shm):
+            raise StorageError(
+                503,
+                "unavailable",
+                f"the database's shared-memory file {self._shm} cannot be written (read-only or immutable): "
+                "nothing was stored; check its permissions and attributes (lsattr, chattr -i)",
+                10,
+            )
+
     def run_writes_off_loop(self) -> None:
         """Under gevent: run every write on a single OS thread owned by this database."""
         from gevent.threadpool import ThreadPool
@@ -229,6 +371,7 @@ class Store:
             raise StorageError(503, "damaged", self.problem.message)
         if self.readonly:
             raise StorageError(503, "unavailable", "the database was opened read-only")
+        self.check_shared_memory()
         try:
             return self._run(fn)
         except sqlite3.Error as exc:
@@ -244,6 +387,32 @@ class Store:
             with self._transaction():
                 migration(self.db)
                 self._insert("migrations", {"version": version, "applied_at": _utc_now_iso()})
+            if version == 20:
+                self._acknowledge_all()  # the seals and the ledger computed on this first open are the acknowledged ones
+
+    def acknowledged_heads(self) -> dict[str, tuple[int, str, str | None]]:
+        """Every match's last row (seq, hash, seal) and the records ledger's head, as the journal should hold them."""
+        heads: dict[str, tuple[int, str, str | None]] = {}
+        has_seal = "seal" in self.db["events"].columns_dict
+        seal = "seal" if has_seal else "NULL"
+        for row in self.db.execute(
+            f"SELECT e.match_id, e.seq, e.hash, {seal} FROM events e JOIN "
+            "(SELECT match_id, MAX(seq) AS last FROM events GROUP BY match_id) l "
+            "ON e.match_id = l.match_id AND e.seq = l.last"
+        ).fetchall():
+            heads[str(row[0])] = (int(row[1]), str(row[2]), row[3])
+        for match in self.db.execute("SELECT id, created_at, setup FROM matches").fetchall():
+            if match[0] not in heads:
+                heads[match[0]] = (0, integrity.genesis_hash(match[0], match[1], json.loads(match[2])), None)
+        if LEDGER in self.db.table_names():
+            last = self.db.execute(f"SELECT seq, hash FROM [{LEDGER}] ORDER BY seq DESC LIMIT 1").fetchone()
+            if last is not None:
+                heads[RECORDS] = (int(last[0]), str(last[1]), None)
+        return heads
+
+    def _acknowledge_all(self) -> None:
+        for match_id, (seq, head, seal) in self.acknowledged_heads().items():
+            self.acks.append(match_id, seq, head, seal)
 
     @property
     def schema_version(self) -> int:
@@ -275,7 +444,9 @@ class Store:
         def write() -> None:
             with self._transaction():
                 self._insert("matches", row)
+                sealed = self._seal("match_created", [("matches", (match_id,))])
             self.acks.append(match_id, 0, genesis)
+            self._acknowledge_records(sealed)
 
         self._write(write)
         return genesis
@@ -283,22 +454,59 @@ class Store:
     def set_token_hash(self, match_id: str, role: str, token_hash: str) -> None:
         """Replace one role's token (the old one stops working)."""
 
+        def change() -> list[tuple[str, tuple[Any, ...]]]:
+            row = self.db.execute("SELECT tokens FROM matches WHERE id = ?", [match_id]).fetchone()
+            hashes = json.loads(row[0])
+            hashes[role] = token_hash
+            self.db.execute("UPDATE matches SET tokens = ? WHERE id = ?", [json.dumps(hashes), match_id])
+            return [("matches", (match_id,))]
+
+        self.write_records("token_issued", change)
+
+    # -- records (D145) ------------------------------------------------------------------------
+
+    def write_records(self, action: str, change: Callable[[], Iterable[tuple[str, tuple[Any, ...]]]]) -> None:
+        """Run ``change`` (SQL that returns the ``(table, primary key)`` of every record it touched) in one
+        transaction that also seals those records in the ledger, then acknowledge the ledger's head."""
+
         def write() -> None:
             with self._transaction():
-                row = self.db.execute("SELECT tokens FROM matches WHERE id = ?", [match_id]).fetchone()
-                hashes = json.loads(row[0])
-                hashes[role] = token_hash
-                self.db.execute("UPDATE matches SET tokens = ? WHERE id = ?", [json.dumps(hashes), match_id])
+                sealed = self._seal(action, change())
+            self._acknowledge_records(sealed)
 
         self._write(write)
+
+    def _seal(self, action: str, touched: Iterable[tuple[str, tuple[Any, ...]]]) -> tuple[int, str] | None:
+        """Inside a write transaction: append the new contents of the sealed records touched to the ledger."""
+        if not self._sealing:
+            return None
+        changes, seen = [], set()
+        for table, key in touched:
+            if table in SEALED and (table, key) not in seen:
+                seen.add((table, key))
+                changes.append({"table": table, "key": list(key), "row": _sealed_row(self.db, table, key)})
+        return _append_ledger(self.db, action, changes) if changes else None
+
+    def _acknowledge_records(self, sealed: tuple[int, str] | None) -> None:
+        if sealed is not None:
+            self.acks.append(RECORDS, *sealed)
 
     def matches(self) -> Iterator[dict[str, Any]]:
         for row in self.match_rows():
             yield {**row, "setup": json.loads(row["setup"]), "tokens": json.loads(row["tokens"])}
 
     def match_rows(self) -> list[dict[str, Any]]:
-        """The rows of the matches table as stored (JSON columns as text: a damaged one is the caller's to refuse)."""
-        return list(self.db["matches"].rows_where(order_by="created_at, id"))
+        """The rows of the matches table as stored (JSON columns as text: a damaged one is the caller's to refuse).
+
+        When the records cannot be trusted, a match's role tokens are the ones the ledger proves (none for a
+        match it does not know): a token planted outside the server never opens a console (D145).
+        """
+        rows = list(self.db["matches"].rows_where(order_by="created_at, id"))
+        if self.records is not None and self.records.damage is not None:
+            for row in rows:
+                proven = self.records.values.get(integrity.record_key("matches", [row["id"]]))
+                row["tokens"] = proven["tokens"] if proven else "{}"
+        return rows
 
     # -- events --------------------------------------------------------------------------------
 
@@ -325,9 +533,10 @@ class Store:
 
         def write() -> LogEntry:
             with self._transaction():
-                prev = self._head(entry.match_id)
+                prev, prev_seal = self._head(entry.match_id)
                 chained = replace(entry, prev_hash=prev, hash=integrity.row_hash(entry, prev))
-                self._insert("events", {**row, "prev_hash": chained.prev_hash, "hash": chained.hash})
+                chained = replace(chained, seal=integrity.seal_hash(prev_seal, chained))
+                self._insert("events", {**row, "prev_hash": chained.prev_hash, "hash": chained.hash, "seal": chained.seal})
                 if entry.type in ("void", "amend"):  # the voided or replaced event (D8, M3)
                     # The rules have checked the target may be voided or replaced (corrections.check_correction);
                     # it may already carry an amend that was itself voided (D34): the latest mark wins.
@@ -335,19 +544,22 @@ class Store:
                         "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ?",
                         [entry.seq, entry.match_id, entry.fields["target"]],
                     )
-            self.acks.append(entry.match_id, entry.seq, str(chained.hash))  # synced before the API answers
+            self.acks.append(entry.match_id, entry.seq, str(chained.hash), chained.seal)  # synced before the API answers
             return chained
 
         result: LogEntry = self._write(write)
         return result
 
-    def _head(self, match_id: str) -> str:
-        """The hash the next row of ``match_id`` chains to: its last row's, or the match's genesis hash."""
-        last = self.db.execute("SELECT hash FROM events WHERE match_id = ? ORDER BY seq DESC LIMIT 1", [match_id]).fetchone()
+    def _head(self, match_id: str) -> tuple[str, str]:
+        """The hash and the seal the next row of ``match_id`` chains to: its last row's, or the genesis hash."""
+        last = self.db.execute(
+            "SELECT hash, seal FROM events WHERE match_id = ? ORDER BY seq DESC LIMIT 1", [match_id]
+        ).fetchone()
         if last is not None:
-            return str(last[0])
+            return str(last[0]), str(last[1])
         match = self.db.execute("SELECT created_at, setup FROM matches WHERE id = ?", [match_id]).fetchone()
-        return integrity.genesis_hash(match_id, match[0], json.loads(match[1]))
+        genesis = integrity.genesis_hash(match_id, match[0], json.loads(match[1]))
+        return genesis, genesis
 
     def events(self, match_id: str) -> list[LogEntry]:
         rows = self.db["events"].rows_where("match_id = ?", [match_id], order_by="seq")
@@ -355,6 +567,9 @@ class Store:
 
     def close(self) -> None:
         self.db.conn.close()
+        if self._locked:
+            self._locked = False
+            release_writer(self.path)
 
 
 def _entry(r: dict[str, Any]) -> LogEntry:
@@ -373,7 +588,87 @@ def _entry(r: dict[str, Any]) -> LogEntry:
         voided_by=r["voided_by"],
         prev_hash=r.get("prev_hash"),
         hash=r.get("hash"),
+        # None: a database from before seals (migration 20); "": a seal taken away, which the check refuses.
+        seal=(r["seal"] or "") if "seal" in r else None,
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# One writer per database (D148)
+
+
+class DatabaseInUse(Exception):
+    """Another process holds the database's writer lock: it is open by a server (or a ``restore``)."""
+
+
+# The writer locks this process holds, by lock file: (descriptor, how many stores use it). A process may
+# open its own database twice (tests, ``restore`` checking what it restored); another process may not.
+_HELD: dict[str, list[int]] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def lock_path(db_path: str) -> Path | None:
+    """``<db>-lock`` next to the database (none for an in-memory database)."""
+    if db_path == ":memory:" or db_path.startswith("file:"):
+        return None
+    return Path(db_path + "-lock")
+
+
+def acquire_writer(db_path: str) -> None:
+    """Take the database's writer lock (``flock`` on ``<db>-lock``, holding our pid) or raise ``DatabaseInUse``.
+
+    The kernel releases it when the process ends however it ends (kill -9 included), so a crashed
+    server never blocks the next start; the pid in the file only names the holder in the refusal.
+    """
+    path = lock_path(db_path)
+    if path is None:
+        return
+    key = str(path.resolve())
+    with _HELD_LOCK:
+        if key in _HELD:
+            _HELD[key][1] += 1
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise DatabaseInUse(
+                f"the database {db_path} is already open by another server process ({holder}): one process writes a "
+                "database (two would each accept events and then disagree); stop it first, or use another QALISBALL_DB"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        _HELD[key] = [fd, 1]
+
+
+def release_writer(db_path: str) -> None:
+    path = lock_path(db_path)
+    if path is None:
+        return
+    key = str(path.resolve())
+    with _HELD_LOCK:
+        held = _HELD.get(key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] == 0:
+            del _HELD[key]
+            os.close(held[0])  # closing the descriptor releases the lock
+
+
+def _holder(fd: int) -> str:
+    """``pid 1234: python app.py`` from the lock file and /proc, as far as they say."""
+    try:
+        pid = int(os.pread(fd, 32, 0).decode("ascii", "replace").strip())
+    except ValueError:
+        return "pid unknown"
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        command = ""
+    return f"pid {pid}" + (f": {command}" if command else "")
 
 
 class _Transaction:
