@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import math
 import re
 import unicodedata
+import warnings
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from PIL import Image
 
 from .envelope import ParsedEvent
 from .rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
@@ -281,10 +284,13 @@ class _Period(fields.Field):
 
 SIGNATURE_PREFIX = "data:image/png;base64,"
 SIGNATURE_MAX = 100 * 1024  # API.md: ≤ 100 KB
+SIGNATURE_SIDE = 1200  # px: the console sends at most 900 (static/js/console/sheet.js LARGEST)
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 class _Signature(fields.String):
-    """A drawn signature: a PNG as a data URL, at most 100 KB (API.md "Match day")."""
+    """A drawn signature: a PNG as a data URL, at most 100 KB (API.md "Match day"), stored as ``clean_signature``
+    makes it: decoded, bounded and encoded again (D152)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         text = super()._deserialize(value, attr, data, **kwargs)
@@ -294,9 +300,27 @@ class _Signature(fields.String):
             png = base64.b64decode(text[len(SIGNATURE_PREFIX) :], validate=True)
         except (binascii.Error, ValueError) as exc:
             raise ValidationError("the signature is not valid base64") from exc
-        if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        if not png.startswith(PNG_MAGIC):
             raise ValidationError("the signature is not a PNG image")
-        return text
+        return SIGNATURE_PREFIX + base64.b64encode(clean_signature(png)).decode("ascii")
+
+
+def clean_signature(png: bytes) -> bytes:
+    """The signature's strokes alone: its declared size checked before a pixel is decoded (a 27 KB PNG declaring
+    9000×9000 made the report's PDF five times slower), then decoded and encoded again without text chunks."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(png), formats=["PNG"]) as im:
+                width, height = im.size
+                if width > SIGNATURE_SIDE or height > SIGNATURE_SIDE:
+                    raise ValidationError(f"the signature is {width}×{height} pixels: at most {SIGNATURE_SIDE} on each side")
+                im.load()
+                out = io.BytesIO()
+                im.save(out, format="PNG")  # no ``pnginfo``: text chunks and EXIF are not written again
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ValidationError("the signature is not a PNG image that can be read") from exc
+    return out.getvalue()
 
 
 def _field(p: Param) -> fields.Field:

@@ -7,6 +7,7 @@ and no token left in an address. Each test is named after the decision it proves
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import os
@@ -595,3 +596,54 @@ def test_D154_a_role_token_on_the_scoreboard_is_dropped_not_kept_nor_echoed_into
     page = client.get(r.headers["Location"]).get_data(as_text=True)
     links = re.findall(r'href="(/lang/[^"]*)"', page)
     assert links and token not in page and not [link for link in links if "token" in link], links
+
+
+# ---------------------------------------------------------------------------------------------
+# D152: signatures decoded, bounded and encoded again
+
+
+def _data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def _strokes(width: int, height: int, text: str = "") -> bytes:
+    from PIL import PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    if text:
+        info.add_text("Comment", text)
+    im = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    im.paste((20, 20, 20, 255), (5, height // 2, width - 5, height // 2 + 3))
+    buf = io.BytesIO()
+    im.save(buf, "PNG", pnginfo=info)
+    return buf.getvalue()
+
+
+def test_D152_a_signature_is_decoded_bounded_and_stored_without_its_text_chunks(app: Flask, match: MatchDriver) -> None:
+    match.kickoff()
+    match.post({"type": "abandon", "reason": "storm"})
+    before = _everything(app)
+    for png, why in (
+        (_png_declaring(9_000, 9_000), "a PNG declaring 9000x9000"),
+        (_strokes(2_000, 100), "a real PNG 2000 px wide"),
+        (_png_declaring(300, 100)[:40], "a PNG cut short"),
+    ):
+        body = match.post({"type": "sign", "as": "scorer", "name": "Li", "signature": _data_url(png)}, expect=400)
+        assert "signature" in body["fields"] and _everything(app) == before, (why, body)
+    drawn = _strokes(300, 100, text="GPS 39.9N 116.3E")
+    match.post({"type": "sign", "as": "scorer", "name": "Li", "signature": _data_url(drawn)})
+    report = match.client.get(f"/matches/{match.id}/report.json").get_json()
+    image = next(s["image"] for s in report["sheet"]["signatures"] if s["as"] == "scorer")
+    png = base64.b64decode(image.split(",", 1)[1])
+    assert b"GPS" not in png and Image.open(io.BytesIO(png)).size == (300, 100), "the strokes, without their text"
+
+
+def test_D152_a_stored_signature_declaring_a_huge_size_is_not_drawn_in_the_report() -> None:
+    """A signature stored before D152 was only checked for the PNG magic: the report leaves out its drawing."""
+    from qalisball.reports.render import _drawable_signatures, signature_fits
+
+    huge, fine = _data_url(_png_declaring(9_000, 9_000)), _data_url(_strokes(300, 100))
+    assert signature_fits(fine) and signature_fits(None) and not signature_fits(huge)
+    assert not signature_fits("data:image/png;base64,!!!") and not signature_fits("data:image/gif;base64,R0lGOD")
+    report = {"sheet": {"signatures": [{"as": "referee", "image": huge}, {"as": "scorer", "image": fine}]}}
+    assert [s["image"] for s in _drawable_signatures(report)["sheet"]["signatures"]] == [None, fine]

@@ -64,6 +64,14 @@ def mmss(minutes: int, seconds: int = 0) -> int:
     return (minutes * 60 + seconds) * 1000
 
 
+def _stored(data_url: str) -> str:
+    """A signature as the server stores it: the same strokes, decoded and encoded again (D152)."""
+    from qalisball.schemas import SIGNATURE_PREFIX, clean_signature
+
+    png = clean_signature(base64.b64decode(data_url[len(SIGNATURE_PREFIX) :]))
+    return SIGNATURE_PREFIX + base64.b64encode(png).decode()
+
+
 def signature_png(width: int = 60, height: int = 20) -> str:
     """A drawn signature as the console sends it: a small PNG (a diagonal stroke) as a data URL."""
     rows = b"".join(b"\x00" + bytes(0 if abs(x * height // width - y) <= 1 else 255 for x in range(width)) for y in range(height))
@@ -1131,7 +1139,7 @@ def test_M6_report_is_final_only_once_the_referee_has_signed_and_provisional_aga
     cells = [_text(c) for c in signed["referee"].iter("td")]
     assert cells[:3] == ["Referee", "Ref One 裁判一", _iso_utc(clock.now).replace("T", " ")]
     images = [e for e in signed["referee"].iter("img")]
-    assert len(images) == 1 and images[0].get("src") == signature_png(80, 24)
+    assert len(images) == 1 and images[0].get("src") == _stored(signature_png(80, 24))  # as re-encoded (D152)
     assert not list(signed["home_captain"].iter("img"))
     assert [e.get("data-period") for e in sheet.iter("li")] == ["1", "2"]
 

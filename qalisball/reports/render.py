@@ -7,11 +7,14 @@ page the browser shows, and a saved copy of the page keeps its look.
 from __future__ import annotations
 
 import atexit
+import base64
+import binascii
 import contextlib
 import csv
 import io
 import os
 import select
+import struct
 import subprocess
 import sys
 import threading
@@ -23,6 +26,7 @@ from typing import Any
 from flask import render_template
 from markupsafe import Markup
 
+from ..schemas import PNG_MAGIC, SIGNATURE_PREFIX, SIGNATURE_SIDE
 from .charts import field_diagram_svg, score_chart_svg
 from .labels import VIOLATION_KINDS, label, pick, spot_words, text
 
@@ -72,7 +76,7 @@ def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False)
     """
     return render_template(
         "report.html",
-        r=report,
+        r=_drawable_signatures(report),
         lang=lang,
         L=lambda key: label(key, lang),
         T=lambda pair: text(pair, lang),
@@ -86,6 +90,31 @@ def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False)
         timeline_rows=_timeline_rows(report, lang),
         timeline_legend=_timeline_legend(lang),
     )
+
+
+def _drawable_signatures(report: dict[str, Any]) -> dict[str, Any]:
+    """The report with only the signatures' drawings that may be drawn: a signature stored before D152
+    (only its PNG magic was checked) may declare 9000×9000 px, which made the PDF five times slower."""
+    sheet = report.get("sheet")
+    if not sheet or not any(not signature_fits(s.get("image")) for s in sheet.get("signatures", ())):
+        return report
+    signatures = [{**s, "image": s.get("image") if signature_fits(s.get("image")) else None} for s in sheet["signatures"]]
+    return {**report, "sheet": {**sheet, "signatures": signatures}}
+
+
+def signature_fits(data_url: str | None) -> bool:
+    """Whether a stored signature's PNG declares at most ``SIGNATURE_SIDE`` px a side (read from its IHDR
+    header without decoding a pixel); no drawing at all fits."""
+    if not data_url:
+        return True
+    try:
+        head = base64.b64decode(data_url[len(SIGNATURE_PREFIX) : len(SIGNATURE_PREFIX) + 44])
+    except (binascii.Error, ValueError):
+        return False
+    if not data_url.startswith(SIGNATURE_PREFIX) or head[:8] != PNG_MAGIC or head[12:16] != b"IHDR":
+        return False
+    width, height = struct.unpack(">II", head[16:24])
+    return 0 < width <= SIGNATURE_SIDE and 0 < height <= SIGNATURE_SIDE
 
 
 class PdfError(Exception):
