@@ -31,6 +31,9 @@ export function draw() {
   drawShootout(s);
   drawRosters(s);
   sheet.draw(s);
+  // D161: the shootout's sheet and the score sheet take the field's place, unless a call being built (a
+  // correction) may need a tap on the field.
+  Q.show("panels", (!Q.$("shootout-panel").hidden || !Q.$("sign-panel").hidden) && !live.call);
   roster.draw();
   drawUndo();
   netStatus();
