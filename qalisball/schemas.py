@@ -54,15 +54,18 @@ def text_problem(value: str, multiline: bool = False, blank: bool = True) -> str
 
 
 class Plain(validate.Validator):
-    """Text as people write it: no control characters (a note may break lines), and not blank when required."""
+    """Text as people write it: no control characters (a note may break lines), and not blank when required.
 
-    def __init__(self, multiline: bool = False, blank: bool = True) -> None:
+    ``empty``: with ``blank=False``, "" still means "none given" (an optional reason), but " " does not (D151)."""
+
+    def __init__(self, multiline: bool = False, blank: bool = True, empty: bool = False) -> None:
         self.multiline = multiline
         self.blank = blank
+        self.empty = empty
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, str):
-            problem = text_problem(value, self.multiline, self.blank)
+            problem = text_problem(value, self.multiline, self.blank or (self.empty and value == ""))
             if problem is not None:
                 raise ValidationError(problem)
         return value
@@ -352,8 +355,12 @@ def _field(p: Param) -> fields.Field:
         "choice": validate.OneOf(list(p.choices)),
         "ms": validate.Range(min=0, max=MAX_MS),
         "seq": validate.Range(min=p.minimum, max=2**31),
-        # Every free-text field of every event, from its catalogue kind: no control characters, not blank if required.
-        "text": [validate.Length(min=1 if p.required else 0, max=p.max_length or 2000), Plain(True, not p.required)],
+        # Every free-text field of every event, from its catalogue kind: no control characters, never blank; an
+        # optional one (a void's, amend's or insert's reason) may be left out or empty, not " " (D151).
+        "text": [
+            validate.Length(min=1 if p.required else 0, max=p.max_length or 2000),
+            Plain(True, blank=False, empty=not p.required),
+        ],
     }
     check = checks[p.kind]
     cls = fields.Integer if p.kind in ("ms", "seq") else fields.String

@@ -647,3 +647,25 @@ def test_D152_a_stored_signature_declaring_a_huge_size_is_not_drawn_in_the_repor
     assert not signature_fits("data:image/png;base64,!!!") and not signature_fits("data:image/gif;base64,R0lGOD")
     report = {"sheet": {"signatures": [{"as": "referee", "image": huge}, {"as": "scorer", "image": fine}]}}
     assert [s["image"] for s in _drawable_signatures(report)["sheet"]["signatures"]] == [None, fine]
+
+
+# ---------------------------------------------------------------------------------------------
+# D151: a correction's reason, when given, says something
+
+
+@pytest.mark.parametrize("reason", [" ", "\u3000", "\u200b", " \n\t "[:2]], ids=["space", "ideographic", "zero-width", "line"])
+def test_D151_a_blank_reason_for_void_amend_or_insert_is_a_400(app: Flask, match: MatchDriver, reason: str) -> None:
+    match.kickoff()
+    match.take()
+    goal = match.post({"type": "goal", "team": "home", "player": 3})["seq"]
+    before = _everything(app)
+    for body in (
+        {"type": "void", "target": goal, "reason": reason},
+        {"type": "amend", "target": goal, "event": {"type": "goal", "team": "home", "player": 4}, "reason": reason},
+        {"type": "insert", "after": goal - 1, "event": {"type": "shot_missed", "team": "home", "player": 2}, "reason": reason},
+    ):
+        answer = match.post(body, expect=400)
+        assert list(answer["fields"]) == ["reason"] and _everything(app) == before, (body["type"], answer)
+    # No reason at all (absent or empty, as the console's Undo and corrections send it) is still a correction.
+    match.post({"type": "amend", "target": goal, "event": {"type": "goal", "team": "home", "player": 4}, "reason": ""})
+    match.post({"type": "void", "target": goal + 1})
