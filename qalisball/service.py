@@ -311,10 +311,12 @@ class MatchService:
 
     @staticmethod
     def _check_exists(m: Match, parsed: ParsedEvent) -> None:
-        """The event a void or amend targets, or an insert follows, must be in the log (404)."""
+        """The event a void or amend targets, an insert follows, or a note is about, must be in the log (404)."""
         wanted = parsed.fields.get("target") if parsed.type in ("void", "amend") else None
         if parsed.type == "insert" and parsed.fields["after"] != 0:
             wanted = parsed.fields["after"]
+        if parsed.type == "note":
+            wanted = parsed.fields.get("about")  # a note about no event would point at nothing in the report
         if wanted is not None and not any(e.seq == wanted for e in m.log):
             raise NotFound(f"no event {wanted} in match {m.id}")
 

@@ -669,3 +669,14 @@ def test_D151_a_blank_reason_for_void_amend_or_insert_is_a_400(app: Flask, match
     # No reason at all (absent or empty, as the console's Undo and corrections send it) is still a correction.
     match.post({"type": "amend", "target": goal, "event": {"type": "goal", "team": "home", "player": 4}, "reason": ""})
     match.post({"type": "void", "target": goal + 1})
+
+
+def test_D151_a_note_about_an_event_that_is_not_in_the_log_is_a_404(app: Flask, match: MatchDriver) -> None:
+    """API.md's 404 "no such match or event", as for a void of a seq that does not exist."""
+    match.kickoff()
+    before = _everything(app)
+    for about in (999, match.state()["seq"] + 1):
+        answer = match.post({"type": "note", "text": "the ball was wet", "about": about}, expect=404)
+        assert answer["error"] == "not_found" and str(about) in answer["message"] and _everything(app) == before, answer
+    match.post({"type": "note", "text": "the ball was wet", "about": 1})
+    match.post({"type": "note", "text": "no event named"})
