@@ -96,7 +96,9 @@ def exchange() -> Response | None:
     token = request.args.get("token", "")
     match_id = str(view_args["match_id"]) if "match_id" in view_args else None
     found = _cookie_for(token, match_id if request.endpoint == "pages.console" else None)
-    kept = {k: request.args.getlist(k) for k in request.args if k not in ("token", "signin", *view_args)}
+    # Never a name url_for takes as its own (``_external``, ``_scheme``, ``_anchor``, ``_method``): a 500, or another site.
+    dropped = ("token", "signin", *view_args)
+    kept = {k: request.args.getlist(k) for k in request.args if k not in dropped and not k.startswith("_")}
     if found is None:
         # A role's token of this match on a page that does not take it (the scoreboard) is dropped; any other is
         # refused: the page says so (``?signin=refused``, as a sign-in form's), and the throttle counts it (D50).
