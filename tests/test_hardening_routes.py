@@ -598,8 +598,8 @@ def test_D154_a_role_token_on_the_scoreboard_is_dropped_not_kept_nor_echoed_into
     assert links and token not in page and not [link for link in links if "token" in link], links
     # url_for's own keywords in the address are no parameters of the page (they made a 500, or another scheme).
     for query in ("_external=1&_scheme=javascript&_anchor=x", "_method=POST"):
-        for given in (ADMIN, token, "wrong"):
-            r = client.get(f"/matches/{match.id}/scoreboard?token={given}&{query}&seconds=5")
+        for sent in (ADMIN, token, "wrong"):
+            r = client.get(f"/matches/{match.id}/scoreboard?token={sent}&{query}&seconds=5")
             assert r.status_code == 303 and r.headers["Location"].startswith(f"/matches/{match.id}/scoreboard?seconds=5"), (
                 r.headers
             )
