@@ -45,7 +45,8 @@ def test_7_1_goal_on_the_console_updates_the_scoreboard_without_reload(devices: 
     expect(undo).to_have_class(re.compile(r"\barmed\b"))
     undo.click()
     expect(board.locator("#home-score")).to_have_text("0")
-    expect(phone.locator("#timeline")).not_to_contain_text("张伟")
+    # D164: the undone goal stays on the phone's timeline, struck out, with why it no longer counts.
+    expect(phone.locator("#timeline")).to_contain_text("Goal cancelled — logged in error")
     # The void is told in the Undo button's words, never by an internal number.
     expect(console.locator("#notice-title")).to_have_text(f"Undone: {what}")
     expect(console.locator("#log li").first).to_contain_text(f"Undone: {what}")
