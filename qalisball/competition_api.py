@@ -18,6 +18,7 @@ from . import competition_csv, i18n
 from . import competition_schemas as cs
 from .api import ApiError
 from .competitions import Competition, CompetitionService, Conflict, Fixture, Invalid
+from .fanout import Encoded
 from .i18n import current_language
 from .rules.errors import RuleViolation
 from .service import NotFound
@@ -39,14 +40,18 @@ def init_app(app: Flask, socketio: SocketIO) -> None:
     svc.listen(publish)
 
     def on_join(data: Any) -> None:
-        """Sent by a competition page: ``{"competition": id}``; answered at once with ``competition``."""
+        """Sent by a competition page: ``{"competition": id}``; answered at once with ``competition``.
+
+        Answered from the view cached per change (D155); joins are bounded per connection before this
+        handler runs (D156, ``Live``): a storm of joins never rebuilds the competition.
+        """
         comp_id = data.get("competition") if isinstance(data, dict) else None
         c = svc.competitions.get(str(comp_id))
         if c is None:
             emit("error", {"error": "not_found", "message": f"no competition {comp_id}"})
             return
         join_room(room(c.id))
-        emit("competition", svc.view(c))
+        emit("competition", Encoded(svc.cached_view(c).text, "competition"))
 
     def on_leave(data: Any) -> None:
         if isinstance(data, dict) and data.get("competition"):
@@ -254,7 +259,8 @@ def list_competitions() -> Response:
 
 @bp.get("/competitions/<comp_id>")
 def get_competition(comp_id: str) -> Response:
-    return jsonify(competitions().view(_competition(comp_id)))
+    """The view cached per change (D155), as joins get it: a storm of reads never rebuilds it either."""
+    return Response(competitions().cached_view(_competition(comp_id)).text, mimetype="application/json")
 
 
 @bp.get("/competitions/<comp_id>/standings")

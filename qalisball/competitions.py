@@ -13,6 +13,7 @@ Errors: ``Invalid`` (400 with ``fields``), ``service.NotFound`` (404), ``Conflic
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -43,6 +44,10 @@ LEAGUE = "all"  # the standings key of a competition without groups (API.md)
 
 # Listener of live changes: (competition id, kind "fixture" or "competition", payload).
 Listener = Callable[[str, str, dict[str, Any]], None]
+
+# A cached view (D155) in which a fixture's clock runs is rebuilt after this long: its `running` and
+# `time_up` change with time alone (its clock fields stay consistent with its `server_time_ms`).
+VIEW_FRESH_MS = 1000
 
 
 class Invalid(Exception):
@@ -204,6 +209,17 @@ class Competition:
         return Discipline(d["red_suspension_matches"], d["yellow_accumulation"], d.get("yellow_suspension_matches", 1))
 
 
+@dataclass(frozen=True)
+class CachedView:
+    """A competition's view as of one change (D155): ``data`` is shared, never to be changed by a caller."""
+
+    key: tuple[int, tuple[int, ...]]  # the service's write generation, each fixture's match seq
+    at: int  # server ms when built
+    ticking: bool  # a fixture's match clock runs
+    data: dict[str, Any]
+    text: str  # ``data`` as compact JSON, encoded once for every join
+
+
 @dataclass
 class Snapshot:
     """Everything derived about a competition at one moment (never stored)."""
@@ -234,7 +250,19 @@ class CompetitionService:
         self._reports: dict[str, tuple[int, dict[str, Any]]] = {}  # final matches' statistics, by seq
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
+        # Every write bumps the generation; a cached view is valid for one generation and the seqs of
+        # its fixtures' matches (D155). Both are read and the view built under ``_lock``, which every
+        # write holds around its in-memory change and its store write, so no half-made change is cached.
+        self._generation = 0
+        self._views: dict[str, CachedView] = {}
         self._load()
+
+    def _write(
+        self, changes: list[tuple[str, str, dict[str, Any]]], log_line: tuple[str | None, str, dict[str, Any]] | None = None
+    ) -> None:
+        """Store a change (``CompetitionStore.write``); every cached view is out of date from now on."""
+        self._generation += 1
+        self.db.write(changes, log_line)
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -314,7 +342,7 @@ class CompetitionService:
                 )
             now = utc_now()
             t = Team(_new_id(), data["name"], data["short"], data["color"], data["club"], _players(data["players"]), now, now)
-            self.db.write([("insert", "teams", _team_row(t))], (None, "team_created", t.public()))
+            self._write([("insert", "teams", _team_row(t))], (None, "team_created", t.public()))
             self.teams[t.id] = t
             return t
 
@@ -327,7 +355,7 @@ class CompetitionService:
             if "players" in data:
                 changed.players = _players(data["players"])
             changed.updated_at = utc_now()
-            self.db.write([("update", "teams", _team_row(changed))], (None, "team_updated", {"id": t.id, **data}))
+            self._write([("update", "teams", _team_row(changed))], (None, "team_updated", {"id": t.id, **data}))
             self.teams[t.id] = changed
             return changed
 
@@ -361,7 +389,7 @@ class CompetitionService:
                         "too many players", {"players": [f"team {name!r} would have {len(t.players)} players: at most 60"]}
                     )
                 out.append(t)
-            self.db.write(changes, (None, "teams_imported", {"teams": [t.name for t in out]}))
+            self._write(changes, (None, "teams_imported", {"teams": [t.name for t in out]}))
             for t in out:
                 self.teams[t.id] = t
             return out
@@ -375,7 +403,7 @@ class CompetitionService:
     def create_official(self, data: dict[str, Any]) -> Official:
         with self._lock:
             o = Official(_new_id(), data["name"], data["club"], utc_now())
-            self.db.write([("insert", "officials", o.__dict__.copy())], (None, "official_created", o.public()))
+            self._write([("insert", "officials", o.__dict__.copy())], (None, "official_created", o.public()))
             self.officials[o.id] = o
             return o
 
@@ -440,7 +468,7 @@ class CompetitionService:
             "created_at": c.created_at,
         }
         with self._lock:
-            self.db.write(
+            self._write(
                 [("insert", "competitions", row), *(("insert", "fixtures", f.row(c.id)) for f in fixtures)],
                 (c.id, "competition_created", {"name": c.name, "format": fmt, "teams": c.teams}),
             )
@@ -542,6 +570,29 @@ class CompetitionService:
             "created_at": c.created_at,
             "server_time_ms": self.clock(),
         }
+
+    def cached_view(self, c: Competition) -> CachedView:
+        """``view(c)`` built once per change (D155): a match event (its seq) or any write of the service.
+
+        A crowd of joins (or one connection's storm) then costs a lookup each, not a rebuild of every
+        fixture's derived data; while a fixture's clock runs the view is rebuilt at most every VIEW_FRESH_MS.
+        """
+        with self._lock:
+            key = (self._generation, tuple(self._match_seq(f.match_id) for f in c.fixtures))
+            now = self.clock()
+            held = self._views.get(c.id)
+            if held is not None and held.key == key and (not held.ticking or 0 <= now - held.at < VIEW_FRESH_MS):
+                return held
+            data = self.view(c)
+            ticking = any(fx["live"] and fx["live"]["clock"].get("running") for fx in data["fixtures"])
+            text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+            built = CachedView(key, now, ticking, data, text)
+            self._views[c.id] = built
+            return built
+
+    def _match_seq(self, match_id: str | None) -> int:
+        m = self.matches.matches.get(match_id) if match_id else None
+        return -1 if m is None else m.seq
 
     def _name(self, team_id: str | None) -> str:
         t = self.teams.get(team_id or "")
@@ -659,7 +710,7 @@ class CompetitionService:
             snap = self.snapshot(c)
             self._check_officials(c, f, chosen, snap)
             f.officials = chosen
-            self.db.write(
+            self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "officials": chosen})],
                 (c.id, "officials", {"fixture": f.id, **chosen}),
             )
@@ -696,7 +747,7 @@ class CompetitionService:
             others = [self._booking(c, x, snap) for x in c.fixtures if x.id != f.id]
             moves.check_move(was, moved, others, slot_ms, fields, names)
             f.starts_at, f.field = starts_at, field_index
-            self.db.write(
+            self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "starts_at": starts_at, "field": field_index})],
                 (c.id, "reschedule", {"fixture": f.id, "starts_at": starts_at, "field": fields[field_index]}),
             )
@@ -801,7 +852,7 @@ class CompetitionService:
                 raise Invalid("the match does not fit the schema", exc.normalized_messages()) from exc
             m = self.matches.create(data)
             previous = [*f.previous_matches, f.match_id] if f.match_id else list(f.previous_matches)
-            self.db.write(
+            self._write(
                 [
                     (
                         "update",
@@ -887,7 +938,7 @@ class CompetitionService:
                         {"minutes": _num(after), "time": local.strftime("%H:%M")},
                     )
             record = {"team": team, "reason": reason, "at": utc_now()}
-            self.db.write(
+            self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "forfeit": record, "home": home, "away": away})],
                 (c.id, "forfeit", {"fixture": f.id, **record}),
             )
@@ -916,7 +967,7 @@ class CompetitionService:
                     "D63", N_("fixture {fixture} already has a result: change it by a protest decision (C7)"), {"fixture": f.id}
                 )
             record = {**result, "by": "organiser", "protest": None, "text": data["text"], "at": utc_now()}
-            self.db.write(
+            self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "decision": record, "home": home, "away": away})],
                 (c.id, "result", {"fixture": f.id, **record}),
             )
@@ -955,7 +1006,7 @@ class CompetitionService:
             if data["team"] not in (home, away):
                 raise Invalid("not a team of this fixture", {"team": [f"{data['team']} does not play fixture {f.id}"]})
             p = Protest(_new_id(), f.id, data["team"], data["text"], utc_now())
-            self.db.write(
+            self._write(
                 [
                     (
                         "insert",
@@ -1008,7 +1059,7 @@ class CompetitionService:
                 changes.append(
                     ("update", "fixtures", {"competition_id": c.id, "id": f.id, "home": home, "away": away, **fixture_change})
                 )
-            self.db.write(changes, (c.id, "protest_decided", {"protest": p.id, **decision}))
+            self._write(changes, (c.id, "protest_decided", {"protest": p.id, **decision}))
             p.decision = decision
             if fixture_change:
                 f.home, f.away = home, away
@@ -1032,7 +1083,7 @@ class CompetitionService:
             counted = [r for f in c.fixtures if f.stage == "group" and (f.group or "") == name and (r := snap.results.get(f.id))]
             standings.check_lots([t for t in members if t not in snap.voided], counted, c.points, drawn, snap.pending[key])
             x = LotsDrawn(_new_id(), list(drawn), data["text"], utc_now())
-            self.db.write(
+            self._write(
                 [
                     (
                         "insert",
@@ -1230,8 +1281,8 @@ class CompetitionService:
             self._changed(c)
 
     def _changed(self, c: Competition) -> None:
-        if self._listeners:
-            self._emit(c.id, "competition", self.view(c))
+        if self._listeners:  # the cached view: the joins that follow reuse it
+            self._emit(c.id, "competition", self.cached_view(c).data)
 
     def _emit(self, comp_id: str, kind: str, payload: dict[str, Any]) -> None:
         for listener in self._listeners:

@@ -1245,3 +1245,82 @@ def test_a_failing_competition_update_never_refuses_a_match_event(app: Flask, ap
         headers=auth(made["tokens"]["referee"]),
     )
     assert r.status_code == 201, "the event is stored and answered; the screens miss one update"
+
+
+# ---------------------------------------------------------------------------------------------
+# D155, D156: joins answered from a view cached per change; joins bounded per connection
+
+
+def _joined(app: Flask, comp: str) -> dict[str, Any]:
+    """What a new page's ``join_competition`` is answered with."""
+    sio = socketio.test_client(app)
+    sio.emit("join_competition", {"competition": comp})
+    [got] = sio.get_received()
+    assert got["name"] == "competition"
+    answer: dict[str, Any] = got["args"][0]
+    sio.disconnect()
+    return answer
+
+
+def test_D155_joins_reuse_the_view_until_a_match_event_or_an_organiser_write_changes_it(
+    app: Flask, api: Api, monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    ids, t = _six(api)
+    comp = _league(api, ids)["id"]
+    f = _fixture_of(api.view(comp), t["A"], t["B"])
+    made = api.match(comp, f["id"])
+    svc = app.extensions["qalisball_competitions"]
+    built: list[str] = []
+    view = svc.view
+    monkeypatch.setattr(svc, "view", lambda c: built.append(c.id) or view(c))
+    for _ in range(5):
+        first = _joined(app, comp)
+    assert len(built) <= 1, "five joins, at most one build (the match's making built it already): nothing changed"
+    # A goal: the next join's answer has it (the match's seq is part of the cache's key).
+    tokens = made["tokens"]
+    post = lambda e: api.call("POST", f"/api/matches/{made['id']}/events", e, 201, token=tokens["referee"])  # noqa: E731
+    post({"type": "coin_toss", "kickoff": "home", "home_end": "x0"})
+    post({"type": "period_start"})
+    post({"type": "restart_taken", "team": "home", "player": 1})
+    post({"type": "goal", "team": "home", "player": 3})
+    live = next(x for x in _joined(app, comp)["fixtures"] if x["id"] == f["id"])["live"]
+    assert live["score"] == {"home": 1, "away": 0} and first["fixtures"] != _joined(app, comp)["fixtures"]
+    # The clock runs: the view is rebuilt at most once a second (D155), its clock consistent with its time.
+    n = len(built)
+    _joined(app, comp)
+    assert len(built) == n
+    clock.advance(1000)
+    assert _joined(app, comp)["server_time_ms"] == clock() and len(built) == n + 1
+    # An organiser's write (a team renamed, a fixture moved) shows in the next join too.
+    api.call("PATCH", f"/api/teams/{t['C']}", {"name": "C renamed"})
+    assert _joined(app, comp)["team_details"][t["C"]]["name"] == "C renamed"
+    other = next(x for x in api.view(comp)["fixtures"] if x["match"] is None)
+    api.call("PATCH", f"/api/competitions/{comp}/fixtures/{other['id']}", {"starts_at": "2027-02-01T09:00:00+08:00"})
+    moved = next(x for x in _joined(app, comp)["fixtures"] if x["id"] == other["id"])
+    assert moved["starts_at"] != other["starts_at"] and moved["starts_at"].startswith("2027-02-01T09:00")
+
+
+def test_D156_a_connection_that_joins_too_often_is_refused_once_then_ignored(app: Flask, api: Api, clock: FakeClock) -> None:
+    JOIN_BURST, JOIN_EVERY_MS = 10, 200  # D156: 10 joins at once, then one every 200 ms
+
+    ids, _ = _six(api)
+    comp = _league(api, ids)["id"]
+    storm = socketio.test_client(app)
+    for _ in range(JOIN_BURST):
+        storm.emit("join_competition", {"competition": comp})
+    assert [m["name"] for m in storm.get_received()] == ["competition"] * JOIN_BURST
+    for _ in range(50):
+        storm.emit("join_competition", {"competition": comp})
+    got = storm.get_received()
+    assert [m["name"] for m in got] == ["error"], "one refusal, the rest dropped unanswered"
+    assert got[0]["args"][0]["error"] == "too_many_requests" and got[0]["args"][0]["retry_after_ms"] == JOIN_EVERY_MS
+    # A match's join counts in the same budget: the same connection is refused there too.
+    storm.emit("join", {"match": "anything"})
+    assert storm.get_received() == []
+    # Another connection is not slowed by it; the storming one may join again once its bucket drained.
+    assert _joined(app, comp)["id"] == comp
+    clock.advance(JOIN_EVERY_MS)
+    storm.emit("join_competition", {"competition": comp})
+    assert [m["name"] for m in storm.get_received()] == ["competition"]
+    storm.emit("join_competition", {"competition": comp})
+    assert [m["args"][0]["error"] for m in storm.get_received()] == ["too_many_requests"]  # a new storm is told again

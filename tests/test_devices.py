@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
@@ -163,6 +164,74 @@ def test_devices_revoking_a_role_tells_its_consoles_and_forgets_them(app: Flask,
     assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
     match.kickoff()
     assert [name for name, _ in _received(first)] == ["event", "state"] * 2
+
+
+# ---------------------------------------------------------------------------------------------
+# D158: a new code revokes every connection of the old one, by one path for the form and the API
+
+
+def _officials_form(client: FlaskClient, match: MatchDriver, role: str) -> None:
+    """The organiser's "New code" button on the officials' page (the organiser's cookie and its CSRF token)."""
+    from qalisball.credentials import csrf_for
+
+    client.get(f"/matches/{match.id}/officials?token={ADMIN}")
+    r = client.post(f"/matches/{match.id}/officials", data={"csrf": csrf_for(ADMIN), "role": role})
+    assert r.status_code == 303, r.get_data(as_text=True)
+
+
+def _api_reissue(client: FlaskClient, match: MatchDriver, role: str) -> None:
+    r = client.post(f"/api/matches/{match.id}/tokens/{role}", headers=auth(ADMIN))
+    assert r.status_code == 200, r.get_json()
+
+
+@pytest.mark.parametrize("reissue", [_officials_form, _api_reissue], ids=["officials_form", "api"])
+def test_D158_a_new_code_revokes_the_old_console_it_leaves_the_officials_rooms_and_the_devices_list(
+    app: Flask, client: FlaskClient, match: MatchDriver, reissue: Any
+) -> None:
+    old = _console(app, match, "assistant1", "Old tablet", updates=True)
+    plain = _console(app, match, "assistant1", "Old tablet, event + state")  # the API.md form of the room
+    referee = _console(app, match, "referee", "R", updates=True)
+    for sio in (old, plain, referee):
+        sio.get_received()
+    reissue(client, match, "assistant1")
+    for sio in (old, plain):
+        assert _received(sio) == [("token_revoked", {"role": "assistant1"})]
+    assert _received(referee) == []  # another role's console is not told: it would stop sending
+    assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
+    # What the old console still sends updates nothing; what the match does reaches it as a spectator, without `legal`.
+    old.emit("status", {"queued": 7, "device": "still here"})
+    assert [d["role"] for d in _devices(client, match, ADMIN)] == ["referee"]
+    match.kickoff()
+    for sio in (old, plain):
+        got = _received(sio)
+        assert got and all(not _has_legal(payload) for _, payload in got), got
+    assert any(_has_legal(payload) for _, payload in _received(referee))  # the referee's console still has it
+
+
+def _has_legal(payload: Any) -> bool:
+    """Whether a state, an update or its patch carries the officials' ``legal``."""
+    if not isinstance(payload, dict):
+        return False
+    if "legal" in payload or "legal" in (payload.get("state") or {}):
+        return True
+    return any(
+        path[:1] == ["legal"] or path == [] and isinstance(v, dict) and "legal" in v for path, v in payload.get("patch") or []
+    )
+
+
+def test_D158_a_console_listed_elsewhere_is_still_revoked_for_the_match_it_joined_as_official(
+    app: Flask, client: FlaskClient, match: MatchDriver
+) -> None:
+    """One connection, an official of match A, then a spectator of match B: the registry forgot A's entry
+    (one per connection), the officials' room of A did not; a new code for A still revokes it."""
+    sio = _console(app, match, "scorer", "S")
+    other = MatchDriver(client, match.clock)
+    sio.emit("join", {"match": other.id})
+    sio.get_received()
+    _api_reissue(client, match, "scorer")
+    assert _received(sio) == [("token_revoked", {"role": "scorer"})]
+    match.kickoff()
+    assert all(not _has_legal(payload) for _, payload in _received(sio))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 
 from qalisball import socketio
-from tests.conftest import FakeClock, MatchDriver
+from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 
 
 def _received(sio: SocketIOTestClient) -> list[tuple[str, Any]]:
@@ -172,3 +172,34 @@ def test_state_over_the_socket_keeps_the_clock_of_the_server(app: Flask, match: 
     sio = _joined(app, match.id)
     state = _received(sio)[0][1]
     assert state["clock"]["elapsed_ms"] == 65_000 and state["server_time_ms"] == clock.now
+
+
+def test_D157_wrong_tokens_in_joins_are_throttled_as_pages_and_the_api_throttle_them(
+    app: Flask, client: FlaskClient, match: MatchDriver, clock: FakeClock
+) -> None:
+    """D50's bucket per address: 10 wrong tokens, then one more every 6 s, whichever way they came."""
+    for i in range(10):  # each from a new connection: the per-connection join bound (D156) is not what stops them
+        guess = socketio.test_client(app, flask_test_client=client)  # the HTTP client's address (127.0.0.1)
+        guess.emit("join", {"match": match.id, "token": f"guess-{i}", "device": "x"})
+        assert [name for name, _ in _received(guess)] == ["error", "state"]
+    referee = socketio.test_client(app, flask_test_client=client)
+    referee.emit("join", {"match": match.id, "token": match.tokens["referee"], "device": "R"})
+    got = _received(referee)
+    # The right token is not looked at either: refused, and the client watches as a spectator would.
+    assert [name for name, _ in got] == ["error", "state"] and got[0][1]["error"] == "too_many_requests"
+    assert got[0][1]["retry_after"] == 6 and "legal" not in got[1][1]
+    elsewhere = app.test_client()
+
+    def listed() -> Any:  # the organiser, from another address
+        return elsewhere.get(f"/api/matches/{match.id}/devices", headers=auth(ADMIN), environ_base={"REMOTE_ADDR": "192.0.2.7"})
+
+    assert listed().get_json() == []
+    # The joins' guesses count for the API of that address too, and the wait is the same.
+    r = client.post(
+        f"/api/matches/{match.id}/events", json={"type": "clock", "action": "pause"}, headers=auth(match.tokens["referee"])
+    )
+    assert r.status_code == 429 and r.headers["Retry-After"] == "6"
+    clock.advance(6000)
+    referee.emit("join", {"match": match.id, "token": match.tokens["referee"], "device": "R"})
+    assert [name for name, _ in _received(referee)] == ["state"]  # drained by one: the right token works again
+    assert [d["role"] for d in listed().get_json()] == ["referee"]
