@@ -1,7 +1,8 @@
 """The competition pages (issue 12), rendered on the server, then live over Socket.IO.
 
-- ``/competitions``: every competition; for the organiser, kept teams (CSV import/export), officials
-  and a form to create a competition.
+- ``/competitions``: every competition; for the organiser, kept teams (CSV import/export; 50 a page,
+  each team's roster form fetched when its card opens: ``/competitions/teams/<id>``), officials and a
+  form to create a competition (its team checkboxes fetched when it opens: ``/competitions/teams``).
 - ``/competitions/<id>``: the public page: fixtures by time and field with live scores, standings per
   group, the bracket drawn as a bracket, top scorers.
 - ``/competitions/<id>/screen``: the venue's big screen: live matches, latest results, standings, next up, in turn.
@@ -71,6 +72,7 @@ _JS = {
     "saved": _l("Saved"),
     "failed": _l("Not accepted"),
     "load_failed": _l("Could not load this fixture: check the connection and open it again."),
+    "team_load_failed": _l("Could not load this team: check the connection and open it again."),
     "offline": _l("Offline: reconnecting…"),
     "token_needed": _l("Enter the organiser token to make changes"),
     "token_rejected": _l("The organiser token was not accepted"),
@@ -223,14 +225,25 @@ def page_data(c: Competition, **extra: Any) -> dict[str, Any]:
 # Routes
 
 
+# Kept teams on one page of /competitions (D159): after a 10,000-row import every roster on the page
+# made it 8.9 MB; a team's roster form is fetched when its card opens.
+TEAMS_PER_PAGE = 50
+
+
 @bp.get("/competitions")
 def index() -> str:
     svc = competitions()
     comps = sorted(svc.competitions.values(), key=lambda c: c.created_at, reverse=True)
+    teams = sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id))
+    pages = max(1, -(-len(teams) // TEAMS_PER_PAGE))
+    number = min(max(1, request.args.get("teams", 1, type=int) or 1), pages)
+    shown = teams[(number - 1) * TEAMS_PER_PAGE : number * TEAMS_PER_PAGE]
+    first = (number - 1) * TEAMS_PER_PAGE + 1
     return render_template(
         "competitions.html",
         comps=comps,
-        teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)),
+        teams=shown,
+        team_pages={"page": number, "pages": pages, "first": first, "last": first + len(shown) - 1, "total": len(teams)},
         officials=sorted(svc.officials.values(), key=lambda o: (o.created_at, o.id)),
         words=words(),
         page={
@@ -239,6 +252,22 @@ def index() -> str:
             **organiser_page_data(),
         },
     )
+
+
+@bp.get("/competitions/teams/<team_id>")
+def team_form(team_id: str) -> str:
+    """A kept team's form with its roster, fetched when its card opens on /competitions (D159)."""
+    t = competitions().teams.get(team_id)
+    if t is None:
+        abort(404)
+    return render_template("_team_form.html", t=t)
+
+
+@bp.get("/competitions/teams")
+def team_choices() -> str:
+    """The new-competition form's team checkboxes, fetched when the form opens (D159)."""
+    svc = competitions()
+    return render_template("_team_choices.html", teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)))
 
 
 @bp.get("/competitions/<comp_id>")

@@ -1324,3 +1324,42 @@ def test_D156_a_connection_that_joins_too_often_is_refused_once_then_ignored(app
     assert [m["name"] for m in storm.get_received()] == ["competition"]
     storm.emit("join_competition", {"competition": comp})
     assert [m["args"][0]["error"] for m in storm.get_received()] == ["too_many_requests"]  # a new storm is told again
+
+
+# ---------------------------------------------------------------------------------------------
+# D159: /competitions stays small however many teams are kept; rosters load on demand
+
+
+def test_D159_the_competitions_page_stays_bounded_with_many_teams_and_each_roster_opens_on_demand(
+    client: FlaskClient, api: Api
+) -> None:
+    # 120 teams of 40 players each (4,800 rows, one import), each name long enough to weigh.
+    for half in (range(60), range(60, 120)):  # two imports: one body is at most 256 KB
+        rows = ["team,number,name,gender"]
+        rows += [f"Kept team {i:03},{n},Player {i:03}-{n:02} with a rather long name,f" for i in half for n in range(1, 41)]
+        api.call("POST", "/api/teams/import", data="\n".join(rows).encode(), content_type="text/csv", expect=200)
+    client.get(f"/competitions?token={ADMIN}")  # the organiser's cookie (D53)
+    page = client.get("/competitions?lang=en")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and len(page.data) < 60_000, len(page.data)  # every roster on it: 335 KB
+    assert html.count('class="team-card"') == 50 and "with a rather long name" not in html
+    assert "Teams 1–50 of 120" in html and "Later teams" in html and "Earlier teams" not in html
+    last = client.get("/competitions?teams=3&lang=zh").get_data(as_text=True)
+    assert last.count('class="team-card"') == 20 and "第 101–120 支球队，共 120 支" in last
+    assert "前面的球队" in last and "后面的球队" not in last
+    # The three pages list every team once.
+    pages = [client.get(f"/competitions?teams={n}").get_data(as_text=True) for n in (1, 2, 3)]
+    listed = [name for p in pages for name in re.findall(r"<summary><strong>(Kept team \d+)</strong>", p)]
+    assert sorted(listed) == [f"Kept team {i:03}" for i in range(120)]
+    # A team's card opens its form with its roster; the organiser edits it as before (PATCH /api/teams/<id>).
+    ids = re.findall(r'data-lazy="(/competitions/teams/[0-9a-f]+)"', html)
+    assert len(ids) == 50
+    form = client.get(ids[0] + "?lang=en").get_data(as_text=True)
+    assert form.count("with a rather long name") == 40 and 'data-method="PATCH"' in form and "Save the team" in form
+    team_id = ids[0].rsplit("/", 1)[1]
+    api.call("PATCH", f"/api/teams/{team_id}", {"players": [{"number": 7, "name": "Late Addition"}]})
+    assert "7 Late Addition" in client.get(ids[0]).get_data(as_text=True)
+    assert client.get("/competitions/teams/nosuchteam").status_code == 404
+    # The new competition's team checkboxes come with the form, when the organiser opens it.
+    choices = client.get("/competitions/teams").get_data(as_text=True)
+    assert choices.count('name="teams"') == 120

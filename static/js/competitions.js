@@ -107,5 +107,28 @@
     if (body) send(form, kind, JSON.stringify(body), "application/json");
   });
 
+  /* A part of the page fetched from the server (D159): a team's roster form when its card opens, the
+     new-competition form's team checkboxes once the organiser is signed in. */
+  function load(lazy) {
+    if (!lazy || lazy.getAttribute("data-loading")) return;
+    lazy.setAttribute("data-loading", "1");
+    fetch(lazy.getAttribute("data-lazy"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        var holder = document.createElement("div");
+        holder.innerHTML = html; // our own server's rendering of the same templates
+        lazy.replaceWith.apply(lazy, Array.prototype.slice.call(holder.children));
+      })
+      .catch(function () {
+        lazy.removeAttribute("data-loading");
+        Q.setText(lazy, T.team_load_failed);
+      });
+  }
+  document.addEventListener("toggle", function (ev) {
+    var d = ev.target;
+    if (d.open && d.classList && d.classList.contains("team-card")) load(d.querySelector(".lazy[data-lazy]"));
+  }, true); // "toggle" does not bubble: listen while it goes down
+
   signIn();
+  if (organiser) document.querySelectorAll(".lazy[data-lazy]").forEach(function (n) { if (!n.closest("details")) load(n); });
 })();
