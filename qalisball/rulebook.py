@@ -194,6 +194,7 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "D156": ("每个连接的加入请求限速", "Joins are rate-limited per connection"),
     "D157": ("Socket.IO 加入时猜令牌同样限速", "Token guesses in Socket.IO joins are throttled too"),
     "D158": ("发放新码即断开旧码的所有连接", "A new code revokes every connection of the old one"),
+    "D159": ("赛事页每页 50 支球队，名单展开时加载", "Kept teams 50 a page; a roster loads when its card opens"),
     "D160": ("平板上控制台占满屏幕，框架不移动", "The console fills a tablet's screen and its frame never moves"),
     "D161": ("面板占用本阶段不用的位置", "A panel takes the place of what its phase does not use"),
     "D162": ("场地图按剩余高度绘制，位置不变", "The field is drawn as large as the height allows, in one place"),
