@@ -13,13 +13,13 @@ $(STAMP): requirements.txt requirements-dev.txt
 # QALISBALL_WORKERS=N make run: the cluster below with N spectator processes.
 run: $(STAMP)
 	@if [ -n "$(QALISBALL_WORKERS)" ] && [ "$(QALISBALL_WORKERS)" != "0" ]; then \
-		./scripts/ensure-system-deps.sh cluster && $(PY) -m qalisball.cluster; \
+		./scripts/ensure-system-deps.sh cluster && $(PY) -m qalisball.server.cluster; \
 	else $(PY) app.py; fi
 
 # One writer, QALISBALL_WORKERS (2) spectator processes, Redis and HAProxy on PORT (docs/deploy.md).
 run-cluster: $(STAMP)
 	./scripts/ensure-system-deps.sh cluster
-	$(PY) -m qalisball.cluster
+	$(PY) -m qalisball.server.cluster
 
 system-deps:
 	./scripts/ensure-system-deps.sh

@@ -23,8 +23,8 @@ import sys  # noqa: E402
 from flask import Flask  # noqa: E402
 
 from qalisball import ConfigError, create_app  # noqa: E402
-from qalisball.demo import ensure_demo, ensure_demo_competition  # noqa: E402
-from qalisball.serving import handler_class, lan_address, startup_text  # noqa: E402
+from qalisball.server.demo import ensure_demo, ensure_demo_competition  # noqa: E402
+from qalisball.server.serving import handler_class, lan_address, startup_text  # noqa: E402
 
 
 def raise_open_file_limit(want: int = 65536) -> None:
@@ -44,7 +44,7 @@ def main() -> None:
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "5000"))
     if os.environ.get("QALISBALL_ROLE") == "spectators":  # a cluster's spectator process (docs/deploy.md)
-        from qalisball.follower import create_follower_app
+        from qalisball.server.follower import create_follower_app
 
         writer = os.environ.get("QALISBALL_WRITER_URL")
         print(f"Qalisball Live spectator process on {host}:{port}, following {writer}", flush=True)

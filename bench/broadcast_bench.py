@@ -20,7 +20,7 @@ Servers, one after another in the same run (bench/README.md has the table):
 - ``floor``: a bare asyncio ``websockets`` server (this file, ``--serve-floor``) doing the same work per
   POST with no framework: the same ``MatchService.submit`` (rules + SQLite commit, synchronous=FULL), the
   same messages (``qalisball.fanout``), each frame built once and written to every socket of its room;
-- ``cluster``, ``cluster-direct``: ``python -m qalisball.cluster`` (writer, spectator processes, Redis,
+- ``cluster``, ``cluster-direct``: ``python -m qalisball.server.cluster`` (writer, spectator processes, Redis,
   HAProxy), the spectators through the proxy or straight to the spectator processes.
 
 The spectators are cheap: no python-socketio client, no thread per spectator. Each of ``--clients``
@@ -327,10 +327,10 @@ async def _floor(http_port: int, ws_port: int, db: str) -> None:
     from websockets.frames import Frame, Opcode
 
     sys.path.insert(0, str(ROOT))
-    from qalisball import fanout
-    from qalisball.schemas import MatchSchema, parse_event
-    from qalisball.service import MatchService
-    from qalisball.store import Store
+    from qalisball.live import fanout
+    from qalisball.match.schemas import MatchSchema, parse_event
+    from qalisball.match.service import MatchService
+    from qalisball.storage.store import Store
 
     svc = MatchService(Store(db))
     out = fanout.Fanout()  # the project's own messages (one update per change, patches, legal for officials only)
@@ -483,7 +483,7 @@ def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int =
         ws_port = free_port()
         cmd = [sys.executable, __file__, "--serve-floor", str(port), str(ws_port), db]
     elif kind == "cluster":
-        # qalisball/cluster.py as `make run-cluster` starts it: writer, spectator processes, Redis, HAProxy.
+        # qalisball/server/cluster.py as `make run-cluster` starts it: writer, spectator processes, Redis, HAProxy.
         ws_port = port
         cluster_dir = tmp / f"{name}-cluster"
         status = cluster_dir / "cluster.json"
@@ -493,7 +493,7 @@ def start_server(name: str, tmp: Path, nofile: int | None = None, workers: int =
             QALISBALL_CLUSTER_DIR=str(cluster_dir),
             QALISBALL_ASYNC_MODE="gevent",
         )
-        cmd = [sys.executable, "-m", "qalisball.cluster"]
+        cmd = [sys.executable, "-m", "qalisball.server.cluster"]
     else:
         ws_port = port
         env["QALISBALL_ASYNC_MODE"] = kind
@@ -710,7 +710,7 @@ def _ask(conn: Connection, kind: str) -> Any:
 
 def _demo_request() -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
-    from qalisball.demo import demo_request
+    from qalisball.server.demo import demo_request
 
     return demo_request()
 

@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from qalisball.demo import demo_request  # noqa: E402
+from qalisball.match.schemas import MatchSchema  # noqa: E402
 from qalisball.rules import engine  # noqa: E402
 from qalisball.rules.errors import InvalidEvent, RuleViolation  # noqa: E402
 from qalisball.rules.events import (  # noqa: E402
@@ -58,7 +58,7 @@ from qalisball.rules.legal import legal_calls  # noqa: E402
 from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
-from qalisball.schemas import MatchSchema  # noqa: E402
+from qalisball.server.demo import demo_request  # noqa: E402
 from tests.engine_driver import Row  # noqa: E402
 
 START_MS = 1_800_000_000_000

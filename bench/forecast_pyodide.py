@@ -70,12 +70,12 @@ sys.path.insert(0, str(BENCH))
 
 from engine_bench import generate_match  # noqa: E402
 
+from qalisball.match.schemas import MatchSchema  # noqa: E402
 from qalisball.rules import engine  # noqa: E402
 from qalisball.rules.events import from_fields  # noqa: E402
 from qalisball.rules.setup import build_setup  # noqa: E402
 from qalisball.rules.state import initial_state  # noqa: E402
 from qalisball.rules.view import public_state  # noqa: E402
-from qalisball.schemas import MatchSchema  # noqa: E402
 from tests.browser.conftest import CHROMIUM  # noqa: E402
 from tests.browser.conftest import CHROMIUM_ARGS as BROWSER_TEST_ARGS  # noqa: E402
 

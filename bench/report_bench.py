@@ -71,7 +71,7 @@ class Officiate:
     """Posts a plausible stream of events, always legal, choosing each from the current state."""
 
     def __init__(self, client: Any, clock: Clock, events: int, seed: int = 7) -> None:
-        from qalisball.demo import demo_request
+        from qalisball.server.demo import demo_request
 
         self.client, self.clock, self.target = client, clock, events
         self.rng = random.Random(seed)

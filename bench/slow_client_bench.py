@@ -117,7 +117,7 @@ def main() -> None:
 
 def _demo() -> dict[str, object]:
     sys.path.insert(0, str(ROOT))
-    from qalisball.demo import demo_request
+    from qalisball.server.demo import demo_request
 
     return demo_request()
 

@@ -11,7 +11,7 @@ __all__ = ["create_app", "socketio", "ROOT", "ConfigError"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from . import factory
+        from qalisball.server import factory
 
         return getattr(factory, name)
     raise AttributeError(f"module 'qalisball' has no attribute {name!r}")

@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .integrity import RECORDS, AckJournal, acks_path
-from .service import MatchService
-from .store import LEDGER, DatabaseInUse, Store, acquire_writer, release_writer
+from qalisball.match.service import MatchService
+from qalisball.storage.integrity import RECORDS, AckJournal, acks_path
+from qalisball.storage.store import LEDGER, DatabaseInUse, Store, acquire_writer, release_writer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -55,7 +55,7 @@ class MatchDriver:
     """Officiates one match through the HTTP API, as a tablet would."""
 
     def __init__(self, client: FlaskClient, clock: FakeClock, body: dict[str, Any] | None = None) -> None:
-        from qalisball.demo import demo_request
+        from qalisball.server.demo import demo_request
 
         self.client, self.clock = client, clock
         r = client.post("/api/matches", json=body or demo_request(), headers=auth(ADMIN))

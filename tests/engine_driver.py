@@ -32,7 +32,7 @@ START_MS = 1_800_000_000_000  # the same start as conftest's FakeClock
 def demo_setup(
     field: Field | None = None, multi_attack: MultiAttackRules | None = None, rules: RuleSet | None = None
 ) -> MatchSetup:
-    """The demo match of qalisball/demo.py as the rule core sees it: 40 × 25 m with side lines,
+    """The demo match of qalisball/server/demo.py as the rule core sees it: 40 × 25 m with side lines,
     shirts 1–10 a side, 1–6 starting, the default rule set (30-minute halves, 10-minute half-time,
     four shootout rounds, no multiple attack opportunities)."""
 

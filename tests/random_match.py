@@ -10,7 +10,6 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from qalisball.demo import demo_request
 from qalisball.rules import engine
 from qalisball.rules.catalogue import VIOLATION_KINDS
 from qalisball.rules.common import TEAMS, Team
@@ -37,6 +36,7 @@ from qalisball.rules.events import (
 )
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import MatchSetup, MatchState, initial_state
+from qalisball.server.demo import demo_request
 
 START_MS = 1_800_000_000_000
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 
 # ----------------------------------------------------------------------------------------------

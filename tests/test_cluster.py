@@ -1,5 +1,5 @@
 """The cluster (D92, docs/deploy.md): one writer, two spectator processes, Redis and HAProxy, as
-``make run-cluster`` starts them (``python -m qalisball.cluster``).
+``make run-cluster`` starts them (``python -m qalisball.server.cluster``).
 
 Spectators connect through the proxy and end up on both spectator processes; every one gets every
 ``state``, in order (API.md's ``event`` + ``state``, or one ``update`` per change). Then one spectator
@@ -29,8 +29,8 @@ import pytest
 import requests
 import socketio
 
-from qalisball.demo import demo_request
-from qalisball.fanout import apply_patch
+from qalisball.live.fanout import apply_patch
+from qalisball.server.demo import demo_request
 from tests.ports import free_block
 
 pytestmark = pytest.mark.cluster
@@ -73,7 +73,7 @@ class Cluster:
         }
         self.log = open(tmp / "cluster.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "qalisball.cluster"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "qalisball.server.cluster"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.base = f"http://127.0.0.1:{self.port}"
         self.queue = env["QALISBALL_MESSAGE_QUEUE"]
@@ -553,7 +553,7 @@ def test_D142_spectator_processes_advertise_the_pings_they_enforce(tmp_path: Pat
 
 def _forged_state(match_id: str, genuine: dict[str, Any]) -> dict[str, Any]:
     """The state a hostile local process would like spectators to see: 99–0, seq 10⁹."""
-    from qalisball.fanout import Encoded, QueueJSON, dumps
+    from qalisball.live.fanout import Encoded, QueueJSON, dumps
 
     forged = {**genuine, "seq": 10**9, "score": {"home": 99, "away": 0}}
     encoded = Encoded(dumps(forged), "public_state", match_id, 10**9)
@@ -577,7 +577,7 @@ def test_D143_a_forged_publish_on_redis_reaches_no_spectator_and_no_join(cluster
     a new join is answered the genuine state."""
     import redis
 
-    from qalisball.fanout import CHANNEL, QueueJSON
+    from qalisball.live.fanout import CHANNEL, QueueJSON
 
     r = requests.post(
         f"{cluster.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10
@@ -608,7 +608,7 @@ def test_D143_a_forged_publish_on_redis_reaches_no_spectator_and_no_join(cluster
             refused_without_password = True
         password = cluster.redis_password()
         if password is not None:  # 2. a process that has the password but not the key
-            from qalisball.fanout import SignedQueueJSON
+            from qalisball.live.fanout import SignedQueueJSON
 
             with_password = redis.Redis(port=port, password=password, socket_timeout=5)
             listener = with_password.pubsub(ignore_subscribe_messages=True)

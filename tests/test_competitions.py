@@ -176,7 +176,7 @@ def test_C1_team_errors_change_nothing(api: Api) -> None:
 
 
 def test_C1_a_match_officials_token_is_forbidden_to_write(api: Api, client: FlaskClient) -> None:
-    from qalisball.demo import demo_request
+    from qalisball.server.demo import demo_request
 
     tokens = api.call("POST", "/api/matches", demo_request(), 201)["tokens"]
     api.refused("POST", "/api/teams", {"name": "X"}, 403, "forbidden", token=tokens["referee"])
@@ -945,7 +945,10 @@ def test_every_competition_refusal_has_a_chinese_translation_keeping_its_placeho
     root = Path(__file__).resolve().parent.parent
     with (root / "translations" / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as f:
         zh = {m.id: m.string for m in read_po(f) if m.id and m.string}
-    sources = [*sorted((root / "qalisball" / "rules" / "competition").glob("*.py")), root / "qalisball" / "competitions.py"]
+    sources = [
+        *sorted((root / "qalisball" / "rules" / "competition").glob("*.py")),
+        root / "qalisball" / "competitions" / "service.py",
+    ]
     templates = set()
     for path in sources:
         text = path.read_text()
@@ -1110,7 +1113,7 @@ def test_C2_the_bracket_is_drawn_with_its_places_until_they_fill(api: Api) -> No
 def test_demo_competition_on_an_empty_database(app: Flask) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from qalisball.demo import ensure_demo_competition
+    from qalisball.server.demo import ensure_demo_competition
 
     comps = app.extensions["qalisball_competitions"]
     now = datetime(2026, 12, 5, 8, 40, tzinfo=timezone(timedelta(hours=8)))

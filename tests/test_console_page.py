@@ -11,7 +11,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from qalisball import pages
+from qalisball.match import pages
 from qalisball.rules import catalogue
 from tests.conftest import MatchDriver
 

@@ -172,7 +172,7 @@ def test_devices_revoking_a_role_tells_its_consoles_and_forgets_them(app: Flask,
 
 def _officials_form(client: FlaskClient, match: MatchDriver, role: str) -> None:
     """The organiser's "New code" button on the officials' page (the organiser's cookie and its CSRF token)."""
-    from qalisball.credentials import csrf_for
+    from qalisball.web.credentials import csrf_for
 
     client.get(f"/matches/{match.id}/officials?token={ADMIN}")
     r = client.post(f"/matches/{match.id}/officials", data={"csrf": csrf_for(ADMIN), "role": role})
@@ -259,6 +259,6 @@ def test_D168_after_a_restart_the_rejoined_consoles_are_listed_on_the_officials_
             card = re.search(rf'<figure class="qr-card no-code" data-role="{role}">(.*?)</figure>', page, re.S)
             assert card, role  # no code to show after the restart …
             assert f'data-devices="{role}"' in card.group(1)  # … but its consoles, drawn by officials.js
-            assert "<form method=\"post\" data-new-code>" in card.group(1)  # asks before replacing an online code
+            assert '<form method="post" data-new-code>' in card.group(1)  # asks before replacing an online code
     finally:
         again.extensions["qalisball"].store.close()

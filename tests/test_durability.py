@@ -86,7 +86,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def _create(srv: Server) -> tuple[str, dict[str, str]]:
-    from qalisball.demo import demo_request
+    from qalisball.server.demo import demo_request
 
     r = requests.post(f"{srv.base}/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10)
     assert r.status_code == 201, r.text

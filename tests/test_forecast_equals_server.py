@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from marshmallow import ValidationError
 
-from qalisball.demo import demo_request
+from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.rules import engine
 from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state
 from qalisball.rules.view import public_state
-from qalisball.schemas import MatchSchema, parse_event
+from qalisball.server.demo import demo_request
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "tests" / "forecast_runner.mjs"

@@ -26,8 +26,8 @@ from PIL import Image
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from qalisball.demo import demo_request
-from qalisball.schemas import is_blank
+from qalisball.match.schemas import is_blank
+from qalisball.server.demo import demo_request
 
 from .conftest import ADMIN, FakeClock, MatchDriver, auth
 from .test_security import TRICKY_TEXT, _encode, json_values, mutated

@@ -18,9 +18,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from qalisball import create_app, integrity, tokens
+from qalisball import create_app
 from qalisball.__main__ import check
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
+from qalisball.storage import integrity, tokens
 
 from .competition_play import roster
 from .conftest import FakeClock, auth
@@ -161,7 +162,7 @@ def _keyed_event(db: Path) -> tuple[str, dict[str, str], dict[str, Any]]:
 
 def _reseal(db: Path) -> None:
     """What a forger with SQL would do next: recompute every seal, so that each row agrees with its own."""
-    from qalisball.store import _entry
+    from qalisball.storage.store import _entry
 
     conn = sqlite3.connect(db, isolation_level=None)
     conn.row_factory = sqlite3.Row

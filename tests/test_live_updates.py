@@ -19,7 +19,7 @@ from flask_socketio import SocketIOTestClient
 from socketio import packet as sio_packet
 
 from qalisball import socketio
-from qalisball.fanout import Encoded, PreEncodedPacket, apply_patch, diff, dumps
+from qalisball.live.fanout import Encoded, PreEncodedPacket, apply_patch, diff, dumps
 from tests.conftest import MatchDriver
 from tests.test_live import public
 

@@ -16,13 +16,17 @@ from typing import Any
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 
 from .conftest import FakeClock, MatchDriver, auth
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
-SOURCES = [*sorted((ROOT / "qalisball" / "rules").glob("*.py")), ROOT / "qalisball" / "service.py", ROOT / "qalisball" / "api.py"]
+SOURCES = [
+    *sorted((ROOT / "qalisball" / "rules").glob("*.py")),
+    ROOT / "qalisball" / "match" / "service.py",
+    ROOT / "qalisball" / "match" / "api.py",
+]
 
 HOME, AWAY = "红星 Red Star", "Blue Wave 蓝浪"
 

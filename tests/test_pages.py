@@ -16,10 +16,11 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
-from qalisball import pages, rulebook
-from qalisball.demo import demo_request
+from qalisball.match import pages
 from qalisball.rules import engine
 from qalisball.rules.catalogue import BY_TYPE
+from qalisball.server.demo import demo_request
+from qalisball.web import rulebook
 from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -483,7 +484,7 @@ def test_every_decision_in_docs_decisions_md_has_a_chinese_title() -> None:
     named = set(re.findall(r"\*\*(D\d+)\*\*", doc))
     assert named, "docs/decisions.md names its decisions in bold"
     missing = sorted(d for d in named if d not in rulebook.DECISIONS)
-    assert not missing, f"add Chinese and English titles to qalisball/rulebook.py DECISIONS: {missing}"
+    assert not missing, f"add Chinese and English titles to qalisball/web/rulebook.py DECISIONS: {missing}"
 
 
 # ---------------------------------------------------------------------------------------------

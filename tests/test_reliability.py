@@ -25,8 +25,8 @@ from flask.testing import FlaskClient
 
 from qalisball import create_app
 from qalisball.__main__ import check
-from qalisball.demo import demo_request, ensure_demo
-from qalisball.store import MIGRATIONS, Store
+from qalisball.server.demo import demo_request, ensure_demo
+from qalisball.storage.store import MIGRATIONS, Store
 
 from .conftest import FakeClock, auth
 from .test_durability import ROOT, Server, _create, _post, _state, server  # noqa: F401  (fixture)
@@ -100,7 +100,7 @@ def test_store_releases_its_lock_when_begin_fails(tmp_path: Path) -> None:
     store = Store(db)
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    from qalisball.store import StorageError
+    from qalisball.storage.store import StorageError
 
     for _ in range(2):
         try:
@@ -326,8 +326,8 @@ def test_D41_a_changed_row_with_a_recomputed_chain_is_caught_by_the_acknowledged
 
 def _m2_chain_only(conn: sqlite3.Connection) -> None:
     """Recompute every chain as migration 2 does (what a forger with SQL access would do)."""
-    from qalisball import integrity
-    from qalisball.store import _entry
+    from qalisball.storage import integrity
+    from qalisball.storage.store import _entry
 
     conn.row_factory = sqlite3.Row
     for match in conn.execute("SELECT id, created_at, setup FROM matches").fetchall():

@@ -66,7 +66,7 @@ def mmss(minutes: int, seconds: int = 0) -> int:
 
 def _stored(data_url: str) -> str:
     """A signature as the server stores it: the same strokes, decoded and encoded again (D152)."""
-    from qalisball.schemas import SIGNATURE_PREFIX, clean_signature
+    from qalisball.match.schemas import SIGNATURE_PREFIX, clean_signature
 
     png = clean_signature(base64.b64decode(data_url[len(SIGNATURE_PREFIX) :]))
     return SIGNATURE_PREFIX + base64.b64encode(png).decode()

@@ -19,8 +19,8 @@ from PIL import Image
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from qalisball import pages
-from qalisball.demo import demo_request
+from qalisball.match import pages
+from qalisball.server.demo import demo_request
 from tests.conftest import ADMIN, FakeClock, MatchDriver, auth
 from tests.test_pages import element, get, page_data, text
 

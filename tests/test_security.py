@@ -28,7 +28,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 from tests.ports import free_port
 
 from .conftest import ADMIN, MatchDriver, auth
@@ -610,7 +610,7 @@ def test_D48_an_organiser_token_from_the_environment_shorter_than_24_characters_
 
 
 def test_D48_the_token_file_is_created_0600_atomically_and_tightened_when_older(tmp_path: Any) -> None:
-    from qalisball.factory import _instance_admin_token
+    from qalisball.server.factory import _instance_admin_token
 
     old = os.umask(0)  # even with a permissive umask
     try:

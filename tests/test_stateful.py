@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from qalisball import create_app
-from qalisball.demo import demo_request
+from qalisball.match.service import MatchService
 from qalisball.rules import engine
 from qalisball.rules.view import public_state
-from qalisball.service import MatchService
-from qalisball.store import Store
+from qalisball.server.demo import demo_request
+from qalisball.storage.store import Store
 from tests.conftest import ADMIN, FakeClock, auth
 
 TEAMS = ("home", "away")

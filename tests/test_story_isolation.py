@@ -47,7 +47,7 @@ FORBIDDEN = (
     "qalisball.web",
     "qalisball.pages",
     "qalisball.live",
-    "qalisball.demo",
+    "qalisball.server.demo",
 )
 
 

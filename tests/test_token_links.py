@@ -16,8 +16,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from qalisball import socketio
-from qalisball.credentials import ORGANISER_COOKIE, role_cookie
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
+from qalisball.web.credentials import ORGANISER_COOKIE, role_cookie
 from tests.conftest import ADMIN, MatchDriver, auth
 from tests.test_pages import page_data
 
@@ -252,7 +252,7 @@ def test_D55_forgetting_the_organiser_token_clears_its_cookie(client: FlaskClien
 def test_D50_guesses_on_any_page_and_in_cookies_are_throttled(app: Flask, client: FlaskClient, match: MatchDriver) -> None:
     """A page that does not exchange a link's token refused it; a cookie is a client's choice, so a guess
     can come as a cookie with its own CSRF token: both count towards the throttle."""
-    from qalisball.credentials import csrf_for
+    from qalisball.web.credentials import csrf_for
 
     guess = {"REMOTE_ADDR": "192.0.2.90"}
     for i in range(10):

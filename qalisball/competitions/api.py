@@ -14,16 +14,17 @@ from flask_babel import gettext
 from flask_socketio import SocketIO, emit, join_room, leave_room
 from marshmallow import Schema, ValidationError
 
-from . import competition_csv, i18n
-from . import competition_schemas as cs
-from .api import ApiError
-from .competitions import Competition, CompetitionService, Conflict, Fixture, Invalid
-from .fanout import Encoded
-from .i18n import current_language
-from .rules.errors import RuleViolation
-from .service import NotFound
-from .strict_json import BadBody, bad_body_answer, read_json
-from .web import organiser_required
+from qalisball.competitions import csv_io as competition_csv
+from qalisball.competitions import schemas as cs
+from qalisball.competitions.service import Competition, CompetitionService, Conflict, Fixture, Invalid
+from qalisball.live.fanout import Encoded
+from qalisball.match.api import ApiError
+from qalisball.match.service import NotFound
+from qalisball.rules.errors import RuleViolation
+from qalisball.web import i18n
+from qalisball.web.guards import organiser_required
+from qalisball.web.i18n import current_language
+from qalisball.web.strict_json import BadBody, bad_body_answer, read_json
 
 bp = Blueprint("competition_api", __name__, url_prefix="/api")
 
@@ -60,7 +61,7 @@ def init_app(app: Flask, socketio: SocketIO) -> None:
     socketio.on_event("join_competition", on_join)
     socketio.on_event("leave_competition", on_leave)
     app.register_blueprint(bp)
-    from . import competition_pages
+    from qalisball.competitions import pages as competition_pages
 
     app.register_blueprint(competition_pages.bp)
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .reports.render import csv_writer
-from .schemas import text_problem
+from qalisball.match.schemas import text_problem
+from qalisball.reports.render import csv_writer
 
 TEAM_COLUMNS = ["team", "number", "name", "gender"]
 SHIRT_NUMBER = re.compile(r"[0-9]{1,3}")  # ASCII digits only: 0–999

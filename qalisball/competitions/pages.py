@@ -24,11 +24,11 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
-from . import i18n, rulebook
-from .competitions import LEAGUE, Competition, CompetitionService
-from .rules.competition import moves
-from .service import NotFound
-from .web import organiser_page_data
+from qalisball.competitions.service import LEAGUE, Competition, CompetitionService
+from qalisball.match.service import NotFound
+from qalisball.rules.competition import moves
+from qalisball.web import i18n, rulebook
+from qalisball.web.guards import organiser_page_data
 
 bp = Blueprint("competition_pages", __name__)
 

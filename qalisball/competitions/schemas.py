@@ -11,8 +11,18 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
-from .rules.competition.schedule import FORMATS
-from .schemas import HEX_COLOR, SHIRT, FieldSchema, Plain, PlayerSchema, RulesSchema, StrictBool, StrictFloat, _Strict
+from qalisball.match.schemas import (
+    HEX_COLOR,
+    SHIRT,
+    FieldSchema,
+    Plain,
+    PlayerSchema,
+    RulesSchema,
+    StrictBool,
+    StrictFloat,
+    _Strict,
+)
+from qalisball.rules.competition.schedule import FORMATS
 
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
 # Every text goes through the match routes' one validator (D45, D151): no control characters, names on one

@@ -25,17 +25,17 @@ from typing import Any
 
 from marshmallow import ValidationError
 
-from . import competition_csv
-from .competition_store import CompetitionStore, utc_now
-from .integrity import Damage
-from .rules.competition import bracket, discipline, moves, schedule, standings
-from .rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
-from .rules.competition.schedule import PlanError, Planned, Source
-from .rules.competition.standings import Decision, Lots, MatchOutcome, Points, Result, Row
-from .rules.errors import N_, RuleViolation
-from .schemas import MatchSchema
-from .service import MatchService, NotFound
-from .store import Store
+from qalisball.competitions import csv_io as competition_csv
+from qalisball.competitions.store import CompetitionStore, utc_now
+from qalisball.match.schemas import MatchSchema
+from qalisball.match.service import MatchService, NotFound
+from qalisball.rules.competition import bracket, discipline, moves, schedule, standings
+from qalisball.rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
+from qalisball.rules.competition.schedule import PlanError, Planned, Source
+from qalisball.rules.competition.standings import Decision, Lots, MatchOutcome, Points, Result, Row
+from qalisball.rules.errors import N_, RuleViolation
+from qalisball.storage.integrity import Damage
+from qalisball.storage.store import Store
 
 log = logging.getLogger(__name__)
 ROLES = ("referee", "assistant1", "assistant2", "scorer")
@@ -1180,7 +1180,7 @@ class CompetitionService:
         """The match's report data (reports/stats.py); cached by seq once the match is over."""
         if match_id is None or match_id not in self.matches.matches:
             return None
-        from .reports.stats import build_report
+        from qalisball.reports.stats import build_report
 
         m = self.matches.get(match_id)
         cached = self._reports.get(match_id)

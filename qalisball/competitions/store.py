@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .store import Store
+    from qalisball.storage.store import Store
 
 # Columns that hold JSON, per table: written with json.dumps, read back with json.loads.
 _JSON = {

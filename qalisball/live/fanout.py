@@ -53,7 +53,7 @@ def public_view(state: dict[str, Any]) -> dict[str, Any]:
 class Encoded:
     """A Socket.IO message's argument, already JSON: emitted as ``socketio.emit(name, Encoded(...))``.
 
-    ``kind``/``match_id``/``seq`` let a spectator process (qalisball/follower.py) keep the latest public
+    ``kind``/``match_id``/``seq`` let a spectator process (qalisball/server/follower.py) keep the latest public
     state it has relayed, to answer ``join`` without asking the writer. Picklable (Redis carries it).
     """
 
@@ -192,7 +192,7 @@ def _fast(manager: Any, event: str, data: Any, namespace: str | None, room: Any,
     """Send an ``Encoded`` room message with fastws (gevent) when the manager may; False: the usual way."""
     if not manager.fast or not isinstance(data, Encoded) or not isinstance(room, str) or callback or skip_sid:
         return False
-    from . import fastws
+    from qalisball.live import fastws
 
     namespace = namespace or "/"
     if namespace in manager.rooms:

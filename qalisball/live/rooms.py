@@ -28,9 +28,10 @@ from typing import Any
 from flask import current_app, request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
-from . import credentials, fanout
-from .devices import DeviceRegistry, clean_device, clean_queued
-from .service import Match, MatchService, NotFound
+from qalisball.live import fanout
+from qalisball.match.devices import DeviceRegistry, clean_device, clean_queued
+from qalisball.match.service import Match, MatchService, NotFound
+from qalisball.web import credentials
 
 # How long a state answered to a join may be reused (its clock fields are consistent with its
 # `server_time_ms`, so screens still show the right time; only `time_up` may lag by this much).

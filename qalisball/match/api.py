@@ -12,18 +12,18 @@ from flask_babel import gettext
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
-from . import devices
-from .i18n import EVENTS, current_language
-from .rules import engine
-from .rules.catalogue import ROLES
-from .rules.common import TEAMS
-from .rules.errors import N_, InvalidEvent, RuleViolation
-from .rules.state import MatchSetup
-from .schemas import MatchSchema, parse_event
-from .service import Conflict, Forbidden, Match, NotFound
-from .store import StorageError
-from .strict_json import SIGNED_LIMIT, BadBody, read_json
-from .web import OrganiserRequired, is_organiser, organiser_required, request_token, service
+from qalisball.match import devices
+from qalisball.match.schemas import MatchSchema, parse_event
+from qalisball.match.service import Conflict, Forbidden, Match, NotFound
+from qalisball.rules import engine
+from qalisball.rules.catalogue import ROLES
+from qalisball.rules.common import TEAMS
+from qalisball.rules.errors import N_, InvalidEvent, RuleViolation
+from qalisball.rules.state import MatchSetup
+from qalisball.storage.store import StorageError
+from qalisball.web.guards import OrganiserRequired, is_organiser, organiser_required, request_token, service
+from qalisball.web.i18n import EVENTS, current_language
+from qalisball.web.strict_json import SIGNED_LIMIT, BadBody, read_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from flask import current_app
 
-from .rules.catalogue import ROLES
+from qalisball.rules.catalogue import ROLES
 
 DEVICE_MAX = 40  # characters of a device label
 QUEUED_MAX = 100_000  # a queue size beyond this is not a console's

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .rules.events import Event, from_fields
+from qalisball.rules.events import Event, from_fields
 
 ENVELOPE = ("type", "id", "at_ms", "expected_seq")
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 
-from . import i18n
-from .rules.notices import Notice
+from qalisball.rules.notices import Notice
+from qalisball.web import i18n
 
 TITLES = {
     "disallowed": _l("Goal disallowed"),

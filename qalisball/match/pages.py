@@ -28,15 +28,16 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 from flask_babel import gettext
 from marshmallow import ValidationError
 
-from . import i18n, notice_words, rulebook
-from .credentials import csrf_for
-from .field_svg import field_svg
-from .rules import catalogue, engine, notices
-from .rules.catalogue import ROLES
-from .rules.common import TEAMS
-from .schemas import parse_event
-from .service import Match, MatchService, NotFound
-from .web import held_role, is_organiser, organiser_cookie, request_token, service, token_refused
+from qalisball.match import notice_words
+from qalisball.match.schemas import parse_event
+from qalisball.match.service import Match, MatchService, NotFound
+from qalisball.rules import catalogue, engine, notices
+from qalisball.rules.catalogue import ROLES
+from qalisball.rules.common import TEAMS
+from qalisball.web import i18n, rulebook
+from qalisball.web.credentials import csrf_for
+from qalisball.web.field_svg import field_svg
+from qalisball.web.guards import held_role, is_organiser, organiser_cookie, request_token, service, token_refused
 
 bp = Blueprint("pages", __name__)
 
@@ -99,7 +100,7 @@ def _schema_needs_spot(entry: catalogue.EventType, variant: str | None) -> bool:
     return False
 
 
-RULES_DIR = Path(__file__).resolve().parent / "rules"
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 
 
 @functools.cache
@@ -205,7 +206,7 @@ def restart_why(state: dict[str, Any], m: Match) -> str:
     """Why the pending restart was given, in the page's language: the engine's template translated and
     filled in (teams by name, phrases translated), its rule, and the 3 m move (10.8) when there was one.
     The same as common.js's ``Q.whyText``, for the page's first render."""
-    from .api import EVENT_PARAMS, PHRASE_PARAMS, TEAM_PARAMS
+    from qalisball.match.api import EVENT_PARAMS, PHRASE_PARAMS, TEAM_PARAMS
 
     r = state.get("restart")
     if not r or not r.get("why") or state.get("time_up"):
@@ -241,8 +242,8 @@ def starts_text(m: Match) -> str:
 
 
 def logos(m: Match) -> dict[str, str | None]:
-    """The teams' logos (uploaded once per team name, qalisball/screens.py), or None."""
-    from .screens import screens
+    """The teams' logos (uploaded once per team name, qalisball/venue/screens.py), or None."""
+    from qalisball.venue.screens import screens
 
     return {t: screens().logo_url(m.setup.team(t).name) for t in TEAMS}
 

@@ -19,9 +19,9 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 from PIL import Image
 
-from .envelope import ParsedEvent
-from .rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
-from .rules.events import EVENT_TYPES
+from qalisball.match.envelope import ParsedEvent
+from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
+from qalisball.rules.events import EVENT_TYPES
 
 TEAM = validate.OneOf(["home", "away"])
 HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")

@@ -18,18 +18,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import integrity
-from . import tokens as role_tokens
-from .envelope import ParsedEvent
-from .integrity import Damage
-from .rules import corrections, engine
-from .rules.catalogue import ROLES, may_log
-from .rules.errors import N_
-from .rules.legal import duplicate_windows
-from .rules.setup import build_setup
-from .rules.state import MatchSetup, MatchState, initial_state
-from .rules.view import public_state
-from .store import LogEntry, StorageError, Store
+from qalisball.match.envelope import ParsedEvent
+from qalisball.rules import corrections, engine
+from qalisball.rules.catalogue import ROLES, may_log
+from qalisball.rules.errors import N_
+from qalisball.rules.legal import duplicate_windows
+from qalisball.rules.setup import build_setup
+from qalisball.rules.state import MatchSetup, MatchState, initial_state
+from qalisball.rules.view import public_state
+from qalisball.storage import integrity
+from qalisball.storage import tokens as role_tokens
+from qalisball.storage.integrity import Damage
+from qalisball.storage.store import LogEntry, StorageError, Store
 
 # Called after an event is committed: (match id, the log entry as API.md shows it, the new public state).
 Publisher = Callable[[str, dict[str, Any], dict[str, Any]], None]

@@ -19,9 +19,10 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import force_locale, gettext
 
-from ..integrity import Damage
-from ..service import Match, NotFound
-from ..web import service
+from qalisball.match.service import Match, NotFound
+from qalisball.storage.integrity import Damage
+from qalisball.web.guards import service
+
 from . import render
 from .stats import Core, build_core, finish
 
@@ -122,7 +123,7 @@ def report_for(match_id: str) -> dict[str, Any]:
     report["match"]["log_hash"] = (m.log[-1].hash if m.log else None) or m.head
     damage = svc.damage(m)
     report["match"]["damaged"] = None if damage is None else {"en": damage.message, "zh": _in_chinese(damage)}
-    from ..screens import screens  # the teams' logos, uploaded once per team name (issue 13)
+    from qalisball.venue.screens import screens  # the teams' logos, uploaded once per team name (issue 13)
 
     for team in report["teams"].values():
         team["logo"] = screens().logo_url(team["name"])

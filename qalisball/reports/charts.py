@@ -8,7 +8,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..field_svg import MARGIN, Mark, field_svg
+from qalisball.web.field_svg import MARGIN, Mark, field_svg
+
 from ..rules.field import Field
 from .labels import label, pick
 

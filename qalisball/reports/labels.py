@@ -10,7 +10,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .. import i18n
+from qalisball.web import i18n
+
 from ..rules import catalogue
 from ..rules.catalogue import MISCONDUCT_CODES
 

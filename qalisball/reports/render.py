@@ -26,7 +26,8 @@ from typing import Any
 from flask import render_template
 from markupsafe import Markup
 
-from ..schemas import PNG_MAGIC, SIGNATURE_PREFIX, SIGNATURE_SIDE
+from qalisball.match.schemas import PNG_MAGIC, SIGNATURE_PREFIX, SIGNATURE_SIDE
+
 from .charts import field_diagram_svg, score_chart_svg
 from .labels import VIOLATION_KINDS, label, pick, spot_words, text
 

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
+from qalisball.storage.store import LogEntry
+
 from ..rules import engine
 from ..rules.common import TEAMS, Team, other_team
 from ..rules.state import HALVES, Clock, MatchSetup, MatchState, Restart, initial_state
-from ..store import LogEntry
 from .labels import LABELS, VIOLATION_KINDS, end_words, misconduct_label, pair
 
 SCHEMA = "qalisball-report/2"

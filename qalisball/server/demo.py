@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from .competition_schemas import CompetitionSchema
-from .competitions import Competition, CompetitionService
-from .schemas import MatchSchema
-from .service import Match, MatchService
+from qalisball.competitions.schemas import CompetitionSchema
+from qalisball.competitions.service import Competition, CompetitionService
+from qalisball.match.schemas import MatchSchema
+from qalisball.match.service import Match, MatchService
 
 HOME_PLAYERS = ["李华", "王芳", "张伟", "刘洋", "陈静", "杨帆", "赵磊", "周敏", "吴昊", "孙悦"]
 AWAY_PLAYERS = [

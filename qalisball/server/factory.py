@@ -11,14 +11,14 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from . import competition_api
-from .devices import DeviceRegistry
-from .fanout import LocalManager, PreEncodedPacket, QueueManager
-from .live import Live
-from .service import MatchService, now_ms
-from .store import DatabaseInUse, Store
+from qalisball.competitions import api as competition_api
+from qalisball.live.fanout import LocalManager, PreEncodedPacket, QueueManager
+from qalisball.live.rooms import Live
+from qalisball.match.devices import DeviceRegistry
+from qalisball.match.service import MatchService, now_ms
+from qalisball.storage.store import DatabaseInUse, Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 socketio = SocketIO()
 
 
@@ -59,7 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config["ADMIN_TOKEN"]:
         app.config["ADMIN_TOKEN"] = _instance_admin_token(Path(app.instance_path))
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    from . import i18n
+    from qalisball.web import i18n
 
     i18n.init_app(app)  # Flask-Babel: zh-CN / English per device
 
@@ -87,20 +87,20 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["qalisball_live"] = live
     svc.subscribe(live.broadcast)  # the service publishes once the event is on disk
 
-    from . import api
+    from qalisball.match import api
 
     app.register_blueprint(api.bp)
-    from . import pages
+    from qalisball.match import pages
 
     app.register_blueprint(pages.bp)
-    from . import reports
+    from qalisball import reports
 
     app.register_blueprint(reports.bp)
     competition_api.init_app(app, socketio)  # teams, officials, competitions: API, pages, live room
-    from . import hardening
+    from qalisball.web import hardening
 
     hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
-    from . import token_links
+    from qalisball.web import token_links
 
     token_links.init_app(app)  # a link's token becomes an HttpOnly cookie; cookie writes need CSRF (D53–D55)
     if app.config["PROXY_HOPS"]:
@@ -108,7 +108,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
         hops = app.config["PROXY_HOPS"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
-    from . import screens
+    from qalisball.venue import screens
 
     screens.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
     return app
@@ -145,7 +145,7 @@ def client_manager(message_queue: str | None, async_mode: str) -> LocalManager |
     else:
         manager = LocalManager()
     if async_mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
-        from . import fastws
+        from qalisball.live import fastws
 
         fastws.install()
         manager.fast = True

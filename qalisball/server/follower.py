@@ -24,8 +24,8 @@ from typing import Any
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
-from . import fanout
-from .fanout import Encoded, PreEncodedPacket
+from qalisball.live import fanout
+from qalisball.live.fanout import Encoded, PreEncodedPacket
 
 FRESH_S = 1.0  # a relayed state older than this is refreshed from the writer before a join is answered
 
@@ -117,7 +117,7 @@ class Follower:
 
 def create_follower_app() -> Flask:
     """The Flask app of a spectator process (app.py with ``QALISBALL_ROLE=spectators``)."""
-    from .factory import socketio
+    from qalisball.server.factory import socketio
 
     url = os.environ.get("QALISBALL_MESSAGE_QUEUE")
     writer = os.environ.get("QALISBALL_WRITER_URL")
@@ -135,7 +135,7 @@ def create_follower_app() -> Flask:
     mode = os.environ.get("QALISBALL_ASYNC_MODE", "gevent")
     manager = FollowingRedisManager(url, on_state=lambda s: holder["f"].relayed(s) if "f" in holder else None)
     if mode == "gevent" and os.environ.get("QALISBALL_FASTWS", "1") != "0":
-        from . import fastws
+        from qalisball.live import fastws
 
         fastws.install()
         manager.fast = True

@@ -14,7 +14,7 @@ import socket
 
 from flask import Flask
 
-from .service import Match
+from qalisball.match.service import Match
 
 
 def lan_address() -> str:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .rules.errors import N_
+from qalisball.rules.errors import N_
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # The journal's name for the records ledger: never a match id (those are hex digits).

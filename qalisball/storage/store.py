@@ -4,7 +4,7 @@ Every accepted event is one row, committed (WAL, ``synchronous=FULL``) before th
 are never deleted or rewritten; the only update is ``voided_by`` on the target of a void, made in
 the same transaction as the void's own row. Schema changes are numbered migrations.
 
-Each row carries the hash of the row before it (``qalisball/integrity.py``), and each commit is
+Each row carries the hash of the row before it (``qalisball/storage/integrity.py``), and each commit is
 recorded in the acknowledgement journal ``<db>-acks`` before the API answers, so that a database
 that lost acknowledged events says so at start-up. A database that cannot be read, or fails
 ``PRAGMA quick_check``, is opened read-only: ``problem`` says why and every write answers 503.
@@ -32,9 +32,11 @@ from typing import Any
 
 import sqlite_utils
 
-from . import competition_tables, integrity, screen_tables, tokens
-from .integrity import RECORDS, AckJournal, Damage, LedgerRow, RecordsCheck
-from .rules.errors import N_
+from qalisball.competitions import tables as competition_tables
+from qalisball.rules.errors import N_
+from qalisball.storage import integrity, tokens
+from qalisball.storage.integrity import RECORDS, AckJournal, Damage, LedgerRow, RecordsCheck
+from qalisball.venue import tables as screen_tables
 
 # A write waits at most this long for another connection's lock before answering 503 (seconds).
 BUSY_TIMEOUT_S = 2.0

@@ -32,14 +32,15 @@ from marshmallow import Schema, ValidationError, fields, validate
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from . import fanout, i18n
-from .api import ApiError
-from .schemas import Plain, text_problem
-from .screen_store import ScreenStore, utc_now
-from .service import MatchService
-from .store import Store
-from .strict_json import BadBody, bad_body_answer, read_json
-from .web import organiser_page_data, organiser_required, service
+from qalisball.live import fanout
+from qalisball.match.api import ApiError
+from qalisball.match.schemas import Plain, text_problem
+from qalisball.match.service import MatchService
+from qalisball.storage.store import Store
+from qalisball.venue.store import ScreenStore, utc_now
+from qalisball.web import i18n
+from qalisball.web.guards import organiser_page_data, organiser_required, service
+from qalisball.web.strict_json import BadBody, bad_body_answer, read_json
 
 bp = Blueprint("screens", __name__)
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .store import Store
+    from qalisball.storage.store import Store
 
 
 def utc_now() -> str:

@@ -20,7 +20,7 @@ import re
 
 from flask import request
 
-from .tokens import usable
+from qalisball.storage.tokens import usable
 
 ORGANISER_COOKIE = "qb_organiser"
 ROLE_COOKIE_PREFIX = "qb_role_"

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
-from .rules import field as geo
-from .rules.common import End
+from qalisball.rules import field as geo
+from qalisball.rules.common import End
 
 MARGIN = 3.0  # metres shown beyond the lines
 DASHED = ' stroke-dasharray="0.6 0.6"'  # a field with no side lines (2.1)

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 from flask import current_app, request
 
-from . import credentials
-from .rules.catalogue import ROLES
-from .service import Match, MatchService
-from .tokens import usable
+from qalisball.match.service import Match, MatchService
+from qalisball.rules.catalogue import ROLES
+from qalisball.storage.tokens import usable
+from qalisball.web import credentials
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -22,9 +22,9 @@ from typing import Any
 from flask import Flask, Response, current_app, g, jsonify, request
 from flask_babel import gettext
 
-from .credentials import cookie_tokens, sent_csrf, unlocked_cookie
-from .integrity import Damage
-from .web import service
+from qalisball.storage.integrity import Damage
+from qalisball.web.credentials import cookie_tokens, sent_csrf, unlocked_cookie
+from qalisball.web.guards import service
 
 THROTTLE_BURST = 10  # wrong tokens an address may send at once …
 THROTTLE_EVERY_MS = 6_000  # … then one more every 6 s (10 a minute)

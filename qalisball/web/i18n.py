@@ -22,14 +22,14 @@ from flask import Flask, Response, request
 from flask_babel import Babel, get_locale
 from flask_babel import lazy_gettext as _l
 
-from .rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
-from .rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
+from qalisball.rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
+from qalisball.rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
 
 LANGUAGES = ("zh", "en")
 COOKIE = "lang"
 COOKIE_MAX_AGE = 400 * 24 * 3600  # remembered on the device (browsers cap cookies at 400 days)
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
-SOURCE = Path(__file__).resolve().parent.parent / "translations"
+SOURCE = Path(__file__).resolve().parents[2] / "translations"
 
 
 def init_app(app: Flask) -> None:
@@ -195,7 +195,9 @@ _JS = {
     "sending_one": _l("sending…"),
     "tap_again_undo": _l("Tap again to undo"),
     "undone": _l("Undone: {what}"),
-    "reopened_notice": _l("The organiser reopened the match: {reason}. Correct what is needed, then collect the signatures again."),
+    "reopened_notice": _l(
+        "The organiser reopened the match: {reason}. Correct what is needed, then collect the signatures again."
+    ),
     "voided": _l("voided"),
     "void": _l("Void"),
     "no_player": _l("No player"),

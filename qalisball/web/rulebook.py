@@ -257,7 +257,7 @@ COMPETITION: dict[str, tuple[str, str]] = {
     "C7": ("申诉与仲裁", "Protests"),
 }
 
-_DECISIONS_MD = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
+_DECISIONS_MD = Path(__file__).resolve().parents[2] / "docs" / "decisions.md"
 
 
 def _later_decisions(path: Path = _DECISIONS_MD) -> dict[str, tuple[str, str]]:

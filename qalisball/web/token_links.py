@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Flask, Response, jsonify, redirect, request, url_for
 from flask_babel import gettext
 
-from .credentials import (
+from qalisball.web.credentials import (
     CSRF_HEADER,
     HOST_PREFIX,
     ORGANISER_COOKIE,
@@ -37,7 +37,7 @@ from .credentials import (
     sent_csrf,
     unlocked_cookie,
 )
-from .web import is_organiser, service
+from qalisball.web.guards import is_organiser, service
 
 ROLE_COOKIE_DAYS = 7
 ORGANISER_COOKIE_DAYS = 30

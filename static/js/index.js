@@ -123,7 +123,7 @@
 
   /* ---- errors next to their fields ---------------------------------------------------------- */
 
-  /* The server's messages (qalisball/schemas.py and marshmallow's), in the page's language. */
+  /* The server's messages (qalisball/match/schemas.py and marshmallow's), in the page's language. */
   var KNOWN = [
     [/^shirt numbers must be unique: \[(.*)\] repeated$/, function (m) { return Q.fmt(T.err_dup_numbers, { numbers: list(m[1].split(/,\s*/)) }); }],
     [/^not on (?:the|\w+'s) roster: \[(.*)\]$/, function (m) { return Q.fmt(T.err_not_on_roster, { numbers: list(m[1].split(/,\s*/)) }); }],

@@ -6,7 +6,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 
 TO_SCREEN = """(svg, p) => {
   const pt = svg.createSVGPoint(); pt.x = p[0]; pt.y = p[1];

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 
 # Team names of the lengths the scoreboard must hold without overlap (issue 13).
 NAMES = {

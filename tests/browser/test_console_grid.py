@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 from tests.browser.conftest import Devices, Server, shot
 from tests.browser.helpers import action, console_url, live_match, player
 

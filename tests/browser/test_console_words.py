@@ -10,13 +10,16 @@ from tests.browser.conftest import ADMIN, Devices, Server
 from tests.browser.helpers import console_url, live_match
 
 # The smallest valid PNG (1×1, transparent): what a signature pad saves.
-PNG = "data:image/png;base64," + base64.b64encode(
-    bytes.fromhex(
-        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-        "1f15c4890000000d49444154789c6300010000050001"
-        "0d0a2db40000000049454e44ae426082"
-    )
-).decode()
+PNG = (
+    "data:image/png;base64,"
+    + base64.b64encode(
+        bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d49444154789c6300010000050001"
+            "0d0a2db40000000049454e44ae426082"
+        )
+    ).decode()
+)
 
 
 def _signed_and_reopened(server: Server) -> tuple[str, dict[str, str], int]:

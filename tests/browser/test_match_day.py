@@ -434,7 +434,7 @@ def _organiser(server: Server, method: str, path: str, body: Any = None) -> Any:
 def test_D170_the_officials_page_sheet_box_back_link_and_absolute_line_ups_link(devices: Devices, server: Server) -> None:
     """Issue 19.7: an empty "Score sheet" box before kickoff, "← Matches" to the home page from a competition's
     match, and a relative Line-ups link that wrapped."""
-    from qalisball.demo import demo_request
+    from qalisball.server.demo import demo_request
 
     made = server.create_match(demo_request())
     match_id, tokens = made["id"], made["tokens"]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import ConsoleMessage, Frame, Page
 
-from qalisball.demo import demo_request
+from qalisball.server.demo import demo_request
 from tests.browser.conftest import ADMIN, Devices, Server
 
 pytestmark = pytest.mark.browser

@@ -8,5 +8,5 @@
 - ``discipline``: suspensions from cards (C4) and officials standing aside (C5).
 
 No Flask, no SQLite, no clock: teams and fixtures are named by the ids the caller gives, and the
-service (``qalisball/competitions.py``) extracts results and cards from the matches' event logs.
+service (``qalisball/competitions/service.py``) extracts results and cards from the matches' event logs.
 """

@@ -1,0 +1,1 @@
+"""The composition root: the app factory, serving (gevent), the cluster launcher and its spectator processes, the demo."""
