@@ -41,7 +41,7 @@ def _strings() -> Iterator[tuple[str, str]]:
 
 
 def _template_lines() -> Iterator[tuple[str, str]]:
-    for path in sorted((ROOT / "templates").glob("*.html")):
+    for path in sorted((ROOT / "templates").rglob("*.html")):
         text = re.sub(r"\{#.*?#\}", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)  # Jinja comments
         for n, line in enumerate(text.splitlines(), 1):
             yield f"{path.relative_to(ROOT)}:{n}", line

@@ -240,7 +240,7 @@ def index() -> str:
     shown = teams[(number - 1) * TEAMS_PER_PAGE : number * TEAMS_PER_PAGE]
     first = (number - 1) * TEAMS_PER_PAGE + 1
     return render_template(
-        "competitions.html",
+        "competitions/competitions.html",
         comps=comps,
         teams=shown,
         team_pages={"page": number, "pages": pages, "first": first, "last": first + len(shown) - 1, "total": len(teams)},
@@ -260,40 +260,40 @@ def team_form(team_id: str) -> str:
     t = competitions().teams.get(team_id)
     if t is None:
         abort(404)
-    return render_template("_team_form.html", t=t)
+    return render_template("competitions/_team_form.html", t=t)
 
 
 @bp.get("/competitions/teams")
 def team_choices() -> str:
     """The new-competition form's team checkboxes, fetched when the form opens (D159)."""
     svc = competitions()
-    return render_template("_team_choices.html", teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)))
+    return render_template("competitions/_team_choices.html", teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)))
 
 
 @bp.get("/competitions/<comp_id>")
 def public(comp_id: str) -> str:
     c = _competition(comp_id)
-    return render_template("competition.html", page=page_data(c), **context(c))
+    return render_template("competitions/competition.html", page=page_data(c), **context(c))
 
 
 @bp.get("/competitions/<comp_id>/part")
 def public_part(comp_id: str) -> str:
     """The public page's live body again, after results changed (the script swaps it in)."""
     c = _competition(comp_id)
-    return render_template("_competition_body.html", **context(c))
+    return render_template("competitions/_competition_body.html", **context(c))
 
 
 @bp.get("/competitions/<comp_id>/screen")
 def screen(comp_id: str) -> str:
     c = _competition(comp_id)
     seconds = request.args.get("seconds", type=int) or 12
-    return render_template("competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), **context(c))
+    return render_template("competitions/competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), **context(c))
 
 
 @bp.get("/competitions/<comp_id>/screen/part")
 def screen_part(comp_id: str) -> str:
     c = _competition(comp_id)
-    return render_template("_competition_screen_body.html", **context(c))
+    return render_template("competitions/_competition_screen_body.html", **context(c))
 
 
 @bp.get("/competitions/<comp_id>/admin")
@@ -301,7 +301,7 @@ def admin(comp_id: str) -> str:
     c = _competition(comp_id)
     ctx = _admin_context(c)
     page = page_data(c, starters=c.config["match"]["starters"], **organiser_page_data())
-    return render_template("competition_admin.html", page=page, **ctx)
+    return render_template("competitions/competition_admin.html", page=page, **ctx)
 
 
 @bp.get("/competitions/<comp_id>/admin/part")
@@ -310,7 +310,7 @@ def admin_part(comp_id: str) -> str:
     panels with their forms (the ones the organiser has open), the others to be fetched when opened."""
     c = _competition(comp_id)
     opened = {x for x in request.args.get("open", "").split(",") if x}
-    return render_template("_competition_admin_body.html", **_admin_context(c, opened))
+    return render_template("competitions/_competition_admin_body.html", **_admin_context(c, opened))
 
 
 @bp.get("/competitions/<comp_id>/admin/fixtures/<fid>")
@@ -321,7 +321,7 @@ def admin_fixture(comp_id: str, fid: str) -> str:
     fx = next((f for f in ctx["fixtures"] if str(f["id"]) == fid), None)
     if fx is None:
         abort(404)
-    return render_template("_competition_fixture_one.html", fx=fx, **ctx)
+    return render_template("competitions/_competition_fixture_one.html", fx=fx, **ctx)
 
 
 def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, Any]:
@@ -359,7 +359,7 @@ def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, 
 def printable(comp_id: str) -> str:
     c = _competition(comp_id)
     ctx = context(c)
-    return render_template("competition_standings.html", printed=datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"), **ctx)
+    return render_template("competitions/competition_standings.html", printed=datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"), **ctx)
 
 
 @bp.app_template_global()

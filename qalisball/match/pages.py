@@ -321,7 +321,7 @@ def index() -> str:
     token = organiser_cookie()
     matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
     return render_template(
-        "index.html",
+        "match/index.html",
         matches=matches,
         organiser=token is not None,
         csrf=csrf_for(token) if token else None,
@@ -351,14 +351,14 @@ def officials(match_id: str) -> tuple[str, int] | str:
     m = _match(match_id)
     token = organiser_cookie()
     if token is None:
-        return render_template("token.html", m=m, kind="organiser", rejected=token_refused()), 401
+        return render_template("match/token.html", m=m, kind="organiser", rejected=token_refused()), 401
     # Role tokens are stored hashed (D47): a code can be shown only while this process knows its token;
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
     spectator = _external("pages.spectator", match_id=m.id)
     state = service().state(m, legal=False)
     return render_template(
-        "officials.html",
+        "match/officials.html",
         m=m,
         back=_officials_back(m.id),
         # The score sheet's box once there is a sheet to show (issue 19.7): a result, a signature, the lock.
@@ -406,7 +406,7 @@ def issue_codes(match_id: str) -> Response | tuple[str, int]:
     # The organiser's cookie, unlocked by the form's csrf field (a cookie without it was refused before this).
     token = request_token()
     if not is_organiser(token):
-        return render_template("token.html", m=m, kind="organiser", rejected=bool(token)), 401
+        return render_template("match/token.html", m=m, kind="organiser", rejected=bool(token)), 401
     for role in dict.fromkeys(request.form.getlist("role")):
         if role in ROLES:  # the API's path: the old code's consoles are told and demoted (D158)
             current_app.extensions["qalisball_live"].reissue(m, role)
@@ -420,7 +420,7 @@ def console(match_id: str) -> tuple[str, int] | str:
     # The link's token was exchanged for this tablet's cookie (token_links.py); ``?role=`` says which one.
     held = held_role(m, request.args.get("role"))
     if held is None:
-        return render_template("token.html", m=m, kind="role", rejected=token_refused()), 401
+        return render_template("match/token.html", m=m, kind="role", rejected=token_refused()), 401
     role, token = held
     ctx = _common(m, official=True)
     calls = console_calls(role)
@@ -459,7 +459,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         title=str(_field_title()),
     )
     return render_template(
-        "console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, matchday=matchday, **ctx
+        "match/console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, matchday=matchday, **ctx
     )
 
 
@@ -537,7 +537,7 @@ def scoreboard(match_id: str) -> str:
     overlay = overlay_options(request.args)
     ctx["page"]["overlay"] = overlay
     spectator = _external("pages.spectator", match_id=m.id)
-    return render_template("scoreboard.html", overlay=overlay, spectator=spectator, qr=qr_svg(spectator), **ctx)
+    return render_template("match/scoreboard.html", overlay=overlay, spectator=spectator, qr=qr_svg(spectator), **ctx)
 
 
 @bp.get("/matches/<match_id>/lineups")
@@ -548,7 +548,7 @@ def lineups(match_id: str) -> str:
     players = {t: [{"number": p.number, "name": p.name} for p in m.setup.team(t).players] for t in TEAMS}
     officials = [(role, name) for role in ROLES if (name := (m.data.get("officials") or {}).get(role))]
     ctx["page"]["players"] = players
-    return render_template("lineups.html", players=players, officials=officials, **ctx)
+    return render_template("match/lineups.html", players=players, officials=officials, **ctx)
 
 
 @bp.get("/matches/<match_id>")
@@ -573,7 +573,7 @@ def spectator(match_id: str) -> str:
     ctx["page"]["log"] = entries
     # What the timeline shows, from the event catalogue: true, or the field that must be set.
     ctx["page"]["on_timeline"] = {t.type: t.timeline or t.timeline_if or False for t in catalogue.BY_TYPE.values()}
-    return render_template("spectator.html", timeline=list(reversed(entries)), **ctx)
+    return render_template("match/spectator.html", timeline=list(reversed(entries)), **ctx)
 
 
 def timeline(m: Match, roster: dict[str, dict[str, str]] | None = None) -> list[dict[str, Any]]:

@@ -76,7 +76,7 @@ def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False)
     WeasyPrint lays out several times faster (bench/README.md); browsers get the table.
     """
     return render_template(
-        "report.html",
+        "reports/report.html",
         r=_drawable_signatures(report),
         lang=lang,
         L=lambda key: label(key, lang),

@@ -501,7 +501,7 @@ def organiser_page() -> str:
         | {t.name for t in current_app.extensions["qalisball_competitions"].teams.values()}
     )
     return render_template(
-        "screens.html",
+        "venue/screens.html",
         screens=[describe(s) for s in svc.screens.values()],
         shows={k: str(v) for k, v in SHOWS.items()},
         matches=matches,
@@ -522,7 +522,7 @@ def venue_screen(name: str) -> str:
         abort(404)
     screen = describe(screens().screen(name))
     return render_template(
-        "venue_screen.html",
+        "venue/venue_screen.html",
         screen=screen,
         page={"screen": name, "current": screen, "lang": i18n.current_language(), "strings": page_strings()},
     )
