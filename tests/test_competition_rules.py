@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qalisball.rules.competition import bracket, discipline, schedule, standings
+from qalisball.rules.competition import bracket, decisions, discipline, moves, schedule, standings
+from qalisball.rules.competition import fixtures as fixture_rules
 from qalisball.rules.competition.discipline import Appearance, Cards, Discipline, Party
+from qalisball.rules.competition.fixtures import FixtureFacts
 from qalisball.rules.competition.schedule import PlanError
 from qalisball.rules.competition.standings import Decision, Lots, MatchOutcome, Points, Result
 from qalisball.rules.errors import RuleViolation
@@ -559,3 +563,142 @@ def test_D74_a_carded_player_is_found_on_the_kept_roster_by_name_then_number() -
     assert discipline.kept_number(8, "Zed Late", True, {**roster, 8: "A 8"}) is None  # a late player: nobody kept
     assert discipline.kept_number(9, "Gone", False, roster) is None  # his number is no one's now
     assert discipline.kept_number(7, "Li Hua", False, {17: "Li Hua", 18: "LI HUA", 7: "x"}) == 7  # two of that name
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 21: the service's checks as pure rules (C2, C6, C7, D63, D69, D75), refused with the API's words
+
+
+def _facts(**kw: object) -> FixtureFacts:
+    """Fixture "4" between two known teams, no match made, nothing settled; ``kw`` changes that."""
+    base: dict[str, object] = {"id": "4", "home": "a", "away": "b", "phase": None, "forfeited": False, "decided": False}
+    return FixtureFacts(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def _refused(check: Callable[[], None]) -> tuple[str, str]:
+    with pytest.raises(RuleViolation) as exc:
+        check()
+    return exc.value.rule, exc.value.message
+
+
+W1, W2 = schedule.Source(winner_of=1), schedule.Source(winner_of=2)
+
+
+def test_C2_a_match_is_made_only_once_both_teams_of_the_fixture_are_known() -> None:
+    fixture_rules.check_match_can_be_made(_facts(), W1, W2)
+    assert _refused(lambda: fixture_rules.check_match_can_be_made(_facts(home=None), W1, W2)) == (
+        "C2",
+        "the teams of fixture 4 are not known yet (W1 v W2)",
+    )
+
+
+def test_C6_a_forfeited_fixture_has_no_match() -> None:
+    assert _refused(lambda: fixture_rules.check_match_can_be_made(_facts(forfeited=True), W1, W2)) == (
+        "C6",
+        "fixture 4 was forfeited: it has no match",
+    )
+
+
+def test_C7_a_decided_fixture_gets_a_new_match_only_by_a_protest_decision_ordering_a_replay() -> None:
+    # Decided beats forfeited: the decision replaced the forfeit's result (C7 over C6).
+    assert _refused(lambda: fixture_rules.check_match_can_be_made(_facts(decided=True, forfeited=True), W1, W2)) == (
+        "C7",
+        "fixture 4 has a decided result: a replay is ordered by a protest decision",
+    )
+
+
+H = 3_600_000
+NINE = datetime(2026, 12, 5, 9, 0, tzinfo=timezone(timedelta(hours=8)))  # 01:00 UTC
+NINE_MS = int(NINE.timestamp() * 1000)
+
+
+def test_C6_a_forfeit_is_declared_once_between_known_teams_before_kick_off() -> None:
+    later = NINE_MS + H
+    fixture_rules.check_forfeit(_facts(), NINE, 20, later)
+    fixture_rules.check_forfeit(_facts(phase="scheduled"), NINE, 20, later)
+    fixture_rules.check_forfeit(_facts(phase="abandoned"), NINE, 20, later)  # D63: the team at fault of an abandonment
+    assert _refused(lambda: fixture_rules.check_forfeit(_facts(forfeited=True, decided=True), NINE, 20, later)) == (
+        "C6",
+        "fixture 4 was already forfeited",
+    )
+    assert _refused(lambda: fixture_rules.check_forfeit(_facts(decided=True), NINE, 20, later)) == (
+        "C7",
+        "fixture 4 has a decided result: change it by a protest decision",
+    )
+    assert _refused(lambda: fixture_rules.check_forfeit(_facts(away=None), NINE, 20, later)) == (
+        "C6",
+        "the teams of fixture 4 are not known yet",
+    )
+    for phase in ("first_half", "halftime", "second_half", "shootout", "finished"):
+        assert _refused(lambda: fixture_rules.check_forfeit(_facts(phase=phase), NINE, 20, later)) == (  # noqa: B023
+            "C6",
+            f"the match of fixture 4 has begun ({phase}): a forfeit is declared before kick-off",
+        )
+
+
+def test_D69_a_forfeit_waits_for_after_minutes_past_the_scheduled_start_in_the_competitions_time() -> None:
+    assert _refused(lambda: fixture_rules.check_forfeit(_facts(), NINE, 20, NINE_MS + 20 * 60_000 - 1)) == (
+        "C6",
+        "a team forfeits only when not ready 20 minutes after the scheduled start: not before 09:20",
+    )
+    fixture_rules.check_forfeit(_facts(), NINE, 20, NINE_MS + 20 * 60_000)
+    assert _refused(lambda: fixture_rules.check_forfeit(_facts(), NINE, 7.5, NINE_MS))[1].endswith(
+        "7.5 minutes after the scheduled start: not before 09:07"
+    )
+    # An abandoned match's fixture is forfeited at once; a fixture without a time any time before kick-off.
+    fixture_rules.check_forfeit(_facts(phase="abandoned"), NINE, 20, NINE_MS)
+    fixture_rules.check_forfeit(_facts(), None, 20, 0)
+
+
+def test_D63_the_organiser_decides_only_an_abandoned_or_unrecorded_match_without_a_result() -> None:
+    decisions.check_result_decidable(_facts())  # played without the app
+    decisions.check_result_decidable(_facts(phase="abandoned"))
+    for phase in ("scheduled", "first_half", "finished"):
+        assert _refused(lambda: decisions.check_result_decidable(_facts(phase=phase))) == (  # noqa: B023
+            "D63",
+            f"the match of fixture 4 is {phase}: its result comes from its log, or from a protest decision (C7)",
+        )
+    for settled in ({"forfeited": True}, {"decided": True}):
+        assert _refused(lambda: decisions.check_result_decidable(_facts(phase="abandoned", **settled))) == (  # noqa: B023
+            "D63",
+            "fixture 4 already has a result: change it by a protest decision (C7)",
+        )
+
+
+def test_C7_a_decided_result_needs_both_teams_and_a_winner_that_fits_its_score_and_shootout() -> None:
+    assert _refused(lambda: decisions.decided_winner("a", None, (1, 0), None, None)) == (
+        "C7",
+        "the teams of this fixture are not known yet: no result can be decided",
+    )
+    assert decisions.decided_winner("a", "b", (0, 2), None, None) == "b"  # the team with more goals
+    assert decisions.decided_winner("a", "b", (1, 1), "a", {"home": 3, "away": 2}) == "a"
+    assert decisions.decided_winner("a", "b", (1, 1), None, None) is None  # level, no shootout: no winner (a league)
+    for score, winner, shootout, detail in (
+        ((1, 0), "c", None, "c does not play this fixture"),
+        ((1, 0), "b", None, "the winner is the team with more goals"),
+        ((1, 1), "a", {"home": 2, "away": 3}, "the winner is the team that won the shootout"),
+    ):
+        with pytest.raises(decisions.ResultError) as exc:
+            decisions.decided_winner("a", "b", score, winner, shootout)
+        assert exc.value.field == "result.winner" and exc.value.detail == detail
+
+
+def test_C7_a_protest_is_decided_once() -> None:
+    decisions.check_protest_open("p1", decided=False)
+    assert _refused(lambda: decisions.check_protest_open("p1", decided=True)) == ("C7", "protest p1 was already decided")
+
+
+def test_D75_a_fixture_moves_until_its_match_is_made_and_never_once_it_is_over() -> None:
+    moves.check_movable(4, None, over=False)
+    moves.check_movable(4, "abandoned", over=False)  # an abandoned match's fixture moves again
+    for phase in ("scheduled", "first_half", "finished"):
+        assert _refused(lambda: moves.check_movable(4, phase, over=False)) == (  # noqa: B023
+            "D75",
+            "fixture #4 has its match: a fixture moves only before its match is made",
+        )
+    assert _refused(lambda: moves.check_movable(4, "abandoned", over=True)) == (
+        "D75",
+        "fixture #4 is decided: it no longer moves",
+    )
+    assert _facts(phase="finished").over and _facts(forfeited=True).over and _facts(decided=True).over
+    assert not _facts(phase="abandoned").over

@@ -8,7 +8,8 @@ through the pure rules of ``rules/competition``. Nothing derived is stored, so a
 match (a void, an ``amend``) or a protest decision is reflected at once.
 
 Errors: ``Invalid`` (400 with ``fields``), ``service.NotFound`` (404), ``Conflict`` (409 ``conflict``),
-``RuleViolation`` (409 ``rule``, citing C1–C7 or a decision D60–D79).
+``RuleViolation`` (409 ``rule``, citing C1–C7 or a decision D60–D79), raised by the pure checks of
+``rules/competition`` that the service calls with the facts it gathers: it never decides a rule itself.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,11 +30,13 @@ from qalisball.competitions import csv_io as competition_csv
 from qalisball.competitions.store import CompetitionStore, utc_now
 from qalisball.match.schemas import MatchSchema
 from qalisball.match.service import MatchService, NotFound
-from qalisball.rules.competition import bracket, discipline, moves, schedule, standings
+from qalisball.rules.competition import bracket, decisions, discipline, moves, schedule, standings
+from qalisball.rules.competition import fixtures as fixture_rules
 from qalisball.rules.competition.discipline import Appearance, Cards, Discipline, Party, Suspension
+from qalisball.rules.competition.fixtures import FixtureFacts
 from qalisball.rules.competition.schedule import PlanError, Planned, Source
 from qalisball.rules.competition.standings import Decision, Lots, MatchOutcome, Points, Result, Row
-from qalisball.rules.errors import N_, RuleViolation
+from qalisball.rules.errors import N_
 from qalisball.storage.integrity import Damage
 from qalisball.storage.store import Store
 
@@ -543,6 +546,12 @@ class CompetitionService:
         so = (s.shootout.score["home"], s.shootout.score["away"]) if s.shootout is not None else None
         return MatchOutcome(s.phase, (s.score["home"], s.score["away"]), so, s.winner)
 
+    def _facts(self, f: Fixture, snap: Snapshot) -> FixtureFacts:
+        """A fixture as its rules ask about it (C6, C7, D63, D75): its teams now, its match's phase, forfeit, decision."""
+        home, away = snap.teams.get(f.id, (None, None))
+        o = snap.outcomes.get(f.id)
+        return FixtureFacts(f.id, home, away, o.phase if o else None, f.forfeit is not None, f.decision is not None)
+
     def view(self, c: Competition) -> dict[str, Any]:
         """``GET /api/competitions/<id>`` (API.md, with the extras of docs/api-extras.md)."""
         snap = self.snapshot(c)
@@ -725,14 +734,8 @@ class CompetitionService:
         fields = [fl["name"] for fl in c.config["fields"]]
         with self._lock:
             snap = self.snapshot(c)
-            if f.match_id is not None and (o := self._outcome(f.match_id)) is not None and o.phase != "abandoned":
-                raise RuleViolation(
-                    "D75",
-                    N_("fixture #{fixture} has its match: a fixture moves only before its match is made"),
-                    {"fixture": f.number},
-                )
-            if snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None:
-                raise RuleViolation("D75", N_("fixture #{fixture} is decided: it no longer moves"), {"fixture": f.number})
+            facts = self._facts(f, snap)
+            moves.check_movable(f.number, facts.phase, facts.over)
             starts_at, field_index = f.starts_at, f.field
             if data.get("field") is not None:
                 if data["field"] not in fields:
@@ -822,20 +825,9 @@ class CompetitionService:
             current = self._outcome(f.match_id)
             if f.match_id is not None and current is not None and current.phase != "abandoned":
                 raise Conflict(f"fixture {f.id} already has its match {f.match_id}")
-            if f.decision is not None:
-                raise RuleViolation(
-                    "C7",
-                    N_("fixture {fixture} has a decided result: a replay is ordered by a protest decision"),
-                    {"fixture": f.id},
-                )
-            if f.forfeit is not None:
-                raise RuleViolation("C6", N_("fixture {fixture} was forfeited: it has no match"), {"fixture": f.id})
-            if teams["home"] is None or teams["away"] is None:
-                raise RuleViolation(
-                    "C2",
-                    N_("the teams of fixture {fixture} are not known yet ({home} v {away})"),
-                    {"fixture": f.id, "home": f.home_source.label(), "away": f.away_source.label()},
-                )
+            # Known here means kept: the match copies the teams' records (C1).
+            known = replace(self._facts(f, snap), home=home if teams["home"] else None, away=away if teams["away"] else None)
+            fixture_rules.check_match_can_be_made(known, f.home_source, f.away_source)
             active = self.suspensions(c, snap)
             labels = {x.id: " – ".join(self._name(tid) for tid in snap.teams.get(x.id, (None, None))) for x in c.fixtures}
             for side, t in teams.items():
@@ -912,31 +904,8 @@ class CompetitionService:
             home, away = snap.teams[f.id]
             if home is not None and away is not None and team not in (home, away):
                 raise Invalid("not a team of this fixture", {"team": [f"{self.teams[team].name} does not play fixture {f.id}"]})
-            if f.forfeit is not None:
-                raise RuleViolation("C6", N_("fixture {fixture} was already forfeited"), {"fixture": f.id})
-            if f.decision is not None:
-                raise RuleViolation(
-                    "C7", N_("fixture {fixture} has a decided result: change it by a protest decision"), {"fixture": f.id}
-                )
-            if home is None or away is None:
-                raise RuleViolation("C6", N_("the teams of fixture {fixture} are not known yet"), {"fixture": f.id})
-            o = snap.outcomes[f.id]
-            if o is not None and o.phase not in ("scheduled", "abandoned"):
-                raise RuleViolation(
-                    "C6",
-                    N_("the match of fixture {fixture} has begun ({phase}): a forfeit is declared before kick-off"),
-                    {"fixture": f.id, "phase": o.phase},
-                )
-            after = c.config["forfeit"]["after_minutes"]
-            if f.starts_at and (o is None or o.phase == "scheduled"):
-                due = int(datetime.fromisoformat(f.starts_at).timestamp() * 1000 + after * 60_000)
-                if self.clock() < due:
-                    local = datetime.fromisoformat(f.starts_at) + timedelta(minutes=after)
-                    raise RuleViolation(
-                        "C6",
-                        N_("a team forfeits only when not ready {minutes} minutes after the scheduled start: not before {time}"),
-                        {"minutes": _num(after), "time": local.strftime("%H:%M")},
-                    )
+            starts_at = datetime.fromisoformat(f.starts_at) if f.starts_at else None
+            fixture_rules.check_forfeit(self._facts(f, snap), starts_at, c.config["forfeit"]["after_minutes"], self.clock())
             record = {"team": team, "reason": reason, "at": utc_now()}
             self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "forfeit": record, "home": home, "away": away})],
@@ -952,20 +921,7 @@ class CompetitionService:
             snap = self.snapshot(c)
             home, away = snap.teams[f.id]
             result = self._result_of(home, away, data)
-            o = snap.outcomes[f.id]
-            if o is not None and o.phase != "abandoned":
-                raise RuleViolation(
-                    "D63",
-                    N_(
-                        "the match of fixture {fixture} is {phase}: its result comes from its log, "
-                        "or from a protest decision (C7)"
-                    ),
-                    {"fixture": f.id, "phase": o.phase},
-                )
-            if f.forfeit is not None or f.decision is not None:
-                raise RuleViolation(
-                    "D63", N_("fixture {fixture} already has a result: change it by a protest decision (C7)"), {"fixture": f.id}
-                )
+            decisions.check_result_decidable(self._facts(f, snap))
             record = {**result, "by": "organiser", "protest": None, "text": data["text"], "at": utc_now()}
             self._write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "decision": record, "home": home, "away": away})],
@@ -977,21 +933,11 @@ class CompetitionService:
 
     def _result_of(self, home: str | None, away: str | None, data: dict[str, Any]) -> dict[str, Any]:
         """A decided result's JSON (400 on a winner that does not fit, 409 C7 while the teams are unknown)."""
-        if home is None or away is None:
-            raise RuleViolation("C7", N_("the teams of this fixture are not known yet: no result can be decided"), {})
-        winner = data.get("winner")
-        if winner is not None and winner not in (home, away):
-            raise Invalid("the winner does not play this fixture", {"result.winner": [f"{winner} does not play this fixture"]})
-        if data["home"] != data["away"]:
-            expected = home if data["home"] > data["away"] else away
-            if winner is not None and winner != expected:
-                raise Invalid("the winner does not fit the score", {"result.winner": ["the winner is the team with more goals"]})
-            winner = expected
         so = data.get("shootout")
-        if so and winner != (home if so["home"] > so["away"] else away):
-            raise Invalid(
-                "the winner does not fit the shootout", {"result.winner": ["the winner is the team that won the shootout"]}
-            )
+        try:
+            winner = decisions.decided_winner(home, away, (data["home"], data["away"]), data.get("winner"), so)
+        except decisions.ResultError as exc:
+            raise Invalid(exc.message, {exc.field: [exc.detail]}) from exc
         return {"home": data["home"], "away": data["away"], "winner": winner, "shootout": so}
 
     # -- protests (C7) and lots (C3) ---------------------------------------------------------------
@@ -1037,8 +983,7 @@ class CompetitionService:
             f = c.fixture(p.fixture)
             home, away = self.snapshot(c).teams[f.id]
             result = self._result_of(home, away, data["result"]) if data.get("result") else None
-            if p.decision is not None:
-                raise RuleViolation("C7", N_("protest {protest} was already decided"), {"protest": p.id})
+            decisions.check_protest_open(p.id, p.decision is not None)
             decision = {
                 "upheld": data["upheld"],
                 "text": data["text"],
@@ -1295,10 +1240,6 @@ class CompetitionService:
 
 def _new_id() -> str:
     return uuid.uuid4().hex[:12]
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def _players(players: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

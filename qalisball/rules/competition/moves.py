@@ -62,6 +62,19 @@ def overlaps(a: Booking, b: Booking, slot_ms: int) -> bool:
     return abs(a.starts_ms - b.starts_ms) < slot_ms
 
 
+def check_movable(number: int, phase: str | None, over: bool) -> None:
+    """D75: a fixture moves until its match is made (an abandoned match's fixture moves again), and never once it is
+    over (played, forfeited or decided). ``phase``: its current match's phase, None while it has none."""
+    if phase is not None and phase != "abandoned":
+        raise RuleViolation(
+            "D75",
+            N_("fixture #{fixture} has its match: a fixture moves only before its match is made"),
+            {"fixture": number},
+        )
+    if over:
+        raise RuleViolation("D75", N_("fixture #{fixture} is decided: it no longer moves"), {"fixture": number})
+
+
 def check_move(
     was: Booking,
     moved: Booking,
