@@ -1,0 +1,261 @@
+"""The competition book: every competition's records in memory, read from ``CompetitionStore`` at start-up
+and written there first on every change, and what is derived from them and the matches' logs at one
+moment (``Snapshot``). Each part of the service (``service.CompetitionService``) builds on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from qalisball.competitions.records import LEAGUE, Competition, Fixture, LotsDrawn, Official, Protest, Team, as_decision, to_ms
+from qalisball.competitions.store import CompetitionStore
+from qalisball.match.service import MatchService, NotFound
+from qalisball.rules.competition import bracket, moves, standings
+from qalisball.rules.competition.fixtures import FixtureFacts
+from qalisball.rules.competition.schedule import Planned, Source
+from qalisball.rules.competition.standings import Lots, MatchOutcome, Result, Row
+from qalisball.rules.errors import N_
+from qalisball.storage.integrity import Damage
+from qalisball.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+# Listener of live changes: (competition id, kind "fixture" or "competition", payload).
+Listener = Callable[[str, str, dict[str, Any]], None]
+
+# A cached view (D155) in which a fixture's clock runs is rebuilt after this long: its `running` and
+# `time_up` change with time alone (its clock fields stay consistent with its `server_time_ms`).
+VIEW_FRESH_MS = 1000
+
+
+@dataclass(frozen=True)
+class CachedView:
+    """A competition's view as of one change (D155): ``data`` is shared, never to be changed by a caller."""
+
+    key: tuple[int, tuple[int, ...]]  # the service's write generation, each fixture's match seq
+    at: int  # server ms when built
+    ticking: bool  # a fixture's match clock runs
+    data: dict[str, Any]
+    text: str  # ``data`` as compact JSON, encoded once for every join
+
+
+@dataclass
+class Snapshot:
+    """Everything derived about a competition at one moment (never stored)."""
+
+    teams: dict[str, tuple[str | None, str | None]]  # fixture id -> (home, away) team ids
+    outcomes: dict[str, MatchOutcome | None]
+    results: dict[str, Result | None]
+    status: dict[str, str]
+    tables: dict[str, list[Row]]  # group name ("all" for a league) -> ranked rows
+    pending: dict[str, int]  # group -> fixtures still without a result
+    voided: frozenset[str]
+    changed: dict[str, list[str]]  # fixture id -> sides whose team its place no longer names
+
+
+class CompetitionBook:
+    """The shared state of the service's parts: records, the lock every write holds, listeners, derived data."""
+
+    def __init__(self, store: Store, matches: MatchService, clock: Callable[[], int]) -> None:
+        self.db = CompetitionStore(store)
+        self.matches = matches
+        self.clock = clock
+        self.teams: dict[str, Team] = {}
+        self.officials: dict[str, Official] = {}
+        self.competitions: dict[str, Competition] = {}
+        self._by_match: dict[str, tuple[str, str]] = {}  # match id -> (competition id, fixture id)
+        self._status: dict[tuple[str, str], str] = {}  # last status published per fixture
+        self._reports: dict[str, tuple[int, dict[str, Any]]] = {}  # final matches' statistics, by seq
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        # Every write bumps the generation; a cached view is valid for one generation and the seqs of
+        # its fixtures' matches (D155). Both are read and the view built under ``_lock``, which every
+        # write holds around its in-memory change and its store write, so no half-made change is cached.
+        self._generation = 0
+        self._views: dict[str, CachedView] = {}
+        self._load()
+
+    def _write(
+        self, changes: list[tuple[str, str, dict[str, Any]]], log_line: tuple[str | None, str, dict[str, Any]] | None = None
+    ) -> None:
+        """Store a change (``CompetitionStore.write``); every cached view is out of date from now on."""
+        self._generation += 1
+        self.db.write(changes, log_line)
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _load(self) -> None:
+        """Read the competitions; a damaged database (D42) leaves them empty rather than stop the server."""
+        try:
+            self._read()
+        except sqlite3.DatabaseError as exc:
+            self.teams, self.officials, self.competitions = {}, {}, {}
+            # The database is damaged where quick_check did not look: read-only, said on every screen (D42).
+            damage = Damage(
+                N_("the database file {path} cannot be read ({error}): nothing can be stored; restore the latest backup"),
+                {"path": self.matches.store.path, "error": str(exc)},
+            )
+            self.matches.problem = self.matches.problem or damage
+            log.error("the competitions cannot be read: %s", exc)
+
+    def _read(self) -> None:
+        for r in self.db.rows("teams"):
+            self.teams[r["id"]] = Team(
+                r["id"], r["name"], r["short"], r["color"], r["club"], r["players"], r["created_at"], r["updated_at"]
+            )
+        for r in self.db.rows("officials"):
+            self.officials[r["id"]] = Official(r["id"], r["name"], r["club"], r["created_at"])
+        for r in self.db.rows("competitions", order_by="created_at, id"):
+            c = Competition(r["id"], r["name"], r["format"], r["config"], r["teams"], r["groups"], r["byes"], r["created_at"])
+            self.competitions[c.id] = c
+        for r in self.db.rows("fixtures", order_by="competition_id, number"):
+            f = Fixture(
+                r["id"],
+                r["number"],
+                r["round"],
+                r["group_name"],
+                r["stage"],
+                r["slot"],
+                r["field"],
+                r["starts_at"],
+                Source.from_dict(r["home_source"]),
+                Source.from_dict(r["away_source"]),
+                r["home"],
+                r["away"],
+                r["officials"] or {},
+                r["match_id"],
+                r["previous_matches"] or [],
+                r["forfeit"],
+                r["decision"],
+            )
+            self.competitions[r["competition_id"]].fixtures.append(f)
+            for m in [*f.previous_matches, f.match_id]:
+                if m:
+                    self._by_match[m] = (r["competition_id"], f.id)
+        for r in self.db.rows("protests", order_by="filed_at, id"):
+            self.competitions[r["competition_id"]].protests.append(
+                Protest(r["id"], r["fixture_id"], r["team"], r["text"], r["filed_at"], r["decision"])
+            )
+        for r in self.db.rows("lots", order_by="drawn_at, id"):
+            self.competitions[r["competition_id"]].lots.append(LotsDrawn(r["id"], r["teams"], r["text"] or "", r["drawn_at"]))
+
+    def get(self, comp_id: str) -> Competition:
+        c = self.competitions.get(comp_id)
+        if c is None:
+            raise NotFound(f"no competition {comp_id}")
+        return c
+
+    # -- what is derived -------------------------------------------------------------------------
+
+    def snapshot(self, c: Competition) -> Snapshot:
+        """Teams, results and standings now, from the matches' logs and the recorded decisions."""
+        outcomes = {f.id: self._outcome(f.match_id) for f in c.fixtures}
+        forfeit_score = c.config["forfeit"]["score"]
+        voided = frozenset(
+            f.forfeit["team"] for f in c.fixtures if f.forfeit and not f.decision and c.config["forfeit"]["voids_all_results"]
+        )
+
+        def result(f: Fixture, teams: tuple[str | None, str | None]) -> Result | None:
+            forfeit_by = f.forfeit["team"] if f.forfeit else None
+            return standings.fixture_result(
+                f.id, teams[0], teams[1], outcomes[f.id], forfeit_by, as_decision(f.decision), forfeit_score
+            )
+
+        results: dict[str, Result | None] = {}
+        teams: dict[str, tuple[str | None, str | None]] = {}
+        tables: dict[str, list[Row]] = {}
+        pending: dict[str, int] = {}
+        ranks: dict[str, dict[int, str]] = {}
+        lots = [Lots(tuple(x.teams), x.id) for x in c.lots]
+        for name, members in c.groups:
+            in_group = [f for f in c.fixtures if f.stage == "group" and (f.group or "") == name]
+            for f in in_group:
+                teams[f.id] = (f.home or f.home_source.team, f.away or f.away_source.team)
+                results[f.id] = result(f, teams[f.id])
+            key = name or LEAGUE
+            counted = [r for f in in_group if (r := results[f.id]) is not None]
+            tables[key] = standings.table(members, counted, c.points, lots, voided)
+            pending[key] = sum(1 for f in in_group if results[f.id] is None and not (set(teams[f.id]) & voided))
+            ranks[name] = bracket.known_ranks(tables[key], over=pending[key] == 0)
+        knockout = [f for f in c.fixtures if f.stage != "group"]
+        by_number = {f.number: f for f in knockout}
+        fixed = {f.number: (f.home, f.away) for f in knockout if f.home is not None or f.away is not None}
+
+        def winner(p: Planned, t: tuple[str | None, str | None]) -> str | None:
+            f = by_number[p.number]
+            r = results[f.id] = result(f, t)
+            return r.winner if r else None
+
+        planned = [f.planned() for f in knockout]
+        for number, t in bracket.fill(planned, fixed, ranks, winner).items():
+            teams[by_number[number].id] = t
+        winners = {f.number: r.winner for f in knockout if (r := results.get(f.id)) is not None}
+        losers = {  # the third-place match's places (D76)
+            f.number: lost[0]
+            for f in knockout
+            if (r := results.get(f.id)) is not None
+            and len(lost := [t for t in teams.get(f.id, (None, None)) if t is not None and t != r.winner]) == 1
+        }
+        changed = {by_number[n].id: sides for n, sides in bracket.changed(planned, fixed, ranks, winners, losers).items()}
+        status = {
+            f.id: standings.fixture_status(
+                o.phase if (o := outcomes[f.id]) else None, f.forfeit["team"] if f.forfeit else None, as_decision(f.decision)
+            )
+            for f in c.fixtures
+        }
+        return Snapshot(teams, outcomes, results, status, tables, pending, voided, changed)
+
+    def _outcome(self, match_id: str | None) -> MatchOutcome | None:
+        if match_id is None or match_id not in self.matches.matches:
+            return None
+        s = self.matches.get(match_id).state
+        assert s is not None
+        so = (s.shootout.score["home"], s.shootout.score["away"]) if s.shootout is not None else None
+        return MatchOutcome(s.phase, (s.score["home"], s.score["away"]), so, s.winner)
+
+    def _facts(self, f: Fixture, snap: Snapshot) -> FixtureFacts:
+        """A fixture as its rules ask about it (C6, C7, D63, D75): its teams now, its match's phase, forfeit, decision."""
+        home, away = snap.teams.get(f.id, (None, None))
+        o = snap.outcomes.get(f.id)
+        return FixtureFacts(f.id, home, away, o.phase if o else None, f.forfeit is not None, f.decision is not None)
+
+    def _match_seq(self, match_id: str | None) -> int:
+        m = self.matches.matches.get(match_id) if match_id else None
+        return -1 if m is None else m.seq
+
+    def _name(self, team_id: str | None) -> str:
+        t = self.teams.get(team_id or "")
+        return t.name if t else "?"
+
+    def _team_brief(self, team_id: str | None) -> dict[str, Any] | None:
+        t = self.teams.get(team_id or "")
+        return None if t is None else {"id": t.id, "name": t.name, "short": t.short, "color": t.color, "club": t.club}
+
+    def _officials_of(self, c: Competition) -> list[Official]:
+        ids = {o for f in c.fixtures for o in f.officials.values()}
+        return [o for o in self.officials.values() if o.id in ids]
+
+    def _booking(
+        self, c: Competition, f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None
+    ) -> moves.Booking:
+        """A fixture as the schedule's rules see it (D75), optionally at another time and field."""
+        after = moves.waits_for(f.planned(), [x.planned() for x in c.fixtures])
+        outcome = self._outcome(f.match_id) if f.match_id is not None else None
+        over = snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None
+        return moves.Booking(
+            f.number,
+            f.slot,
+            to_ms(starts_at if starts_at is not None else f.starts_at),
+            f.field if field_index is None else field_index,
+            tuple(t for t in snap.teams.get(f.id, (None, None)) if t),
+            tuple(sorted(f.officials.items())),
+            after,
+            made=over or (outcome is not None and outcome.phase != "abandoned"),
+            over=over,
+        )

@@ -1,0 +1,225 @@
+"""What the service shows (API.md's competition view, with docs/api-extras.md's extras), built once per
+change (D155), and the live updates to screens when a fixture's match or a record changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from qalisball.competitions.book import VIEW_FRESH_MS, CachedView, CompetitionBook, Snapshot
+from qalisball.competitions.records import LEAGUE, Competition, Fixture, LotsDrawn, as_decision
+from qalisball.rules.competition import standings
+from qalisball.rules.competition.standings import Row
+
+log = logging.getLogger(__name__)
+
+
+class CompetitionViews(CompetitionBook):
+    """The competition view (``GET /api/competitions/<id>``), its cache per change, standings, live updates."""
+
+    def view(self, c: Competition) -> dict[str, Any]:
+        """``GET /api/competitions/<id>`` (API.md, with the extras of docs/api-extras.md)."""
+        snap = self.snapshot(c)
+        return {
+            "id": c.id,
+            "name": c.name,
+            "format": c.format,
+            "teams": list(c.teams),
+            "fixtures": [self._fixture_json(c, f, snap) for f in c.fixtures],
+            "standings": self._standings_json(c, snap),
+            "byes": list(c.byes),
+            # Extras (docs/api-extras.md).
+            "groups": {name or LEAGUE: list(members) for name, members in c.groups},
+            "config": c.config,
+            "team_details": {t: self._team_brief(t) for t in c.teams},
+            "official_details": {o.id: o.public() for o in self._officials_of(c)},
+            "lots": [x.public() for x in c.lots],
+            "protests": [p.public() for p in c.protests],
+            # Ties C3 leaves to lots, once the group is over (before, more results may still break them).
+            "unresolved_ties": {
+                k: [list(t) for t in standings.unresolved_ties(rows)] if not snap.pending[k] else []
+                for k, rows in snap.tables.items()
+            },
+            "groups_over": {k: not n for k, n in snap.pending.items()},
+            "created_at": c.created_at,
+            "server_time_ms": self.clock(),
+        }
+
+    def cached_view(self, c: Competition) -> CachedView:
+        """``view(c)`` built once per change (D155): a match event (its seq) or any write of the service.
+
+        A crowd of joins (or one connection's storm) then costs a lookup each, not a rebuild of every
+        fixture's derived data; while a fixture's clock runs the view is rebuilt at most every VIEW_FRESH_MS.
+        """
+        with self._lock:
+            key = (self._generation, tuple(self._match_seq(f.match_id) for f in c.fixtures))
+            now = self.clock()
+            held = self._views.get(c.id)
+            if held is not None and held.key == key and (not held.ticking or 0 <= now - held.at < VIEW_FRESH_MS):
+                return held
+            data = self.view(c)
+            ticking = any(fx["live"] and fx["live"]["clock"].get("running") for fx in data["fixtures"])
+            text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+            built = CachedView(key, now, ticking, data, text)
+            self._views[c.id] = built
+            return built
+
+    def _fixture_json(self, c: Competition, f: Fixture, snap: Snapshot) -> dict[str, Any]:
+        home, away = snap.teams.get(f.id, (None, None))
+        r = snap.results.get(f.id)
+        fields = c.config["fields"]
+        return {
+            "id": f.id,
+            "round": f.round,
+            "group": f.group,
+            "stage": f.stage,
+            "field": fields[f.field]["name"] if f.field < len(fields) else None,
+            "starts_at": f.starts_at,
+            "home": home,
+            "away": away,
+            "officials": dict(f.officials),
+            "match": f.match_id,
+            "status": snap.status[f.id],
+            "result": None
+            if r is None
+            else {
+                "home": r.score[0],
+                "away": r.score[1],
+                "shootout": None if r.shootout is None else {"home": r.shootout[0], "away": r.shootout[1]},
+                "winner": r.winner,
+                "forfeit_by": r.forfeit_by,
+                "decided_by": r.decided_by,
+            },
+            "protests": [p.public() for p in c.protests if p.fixture == f.id],
+            # Extras (docs/api-extras.md).
+            "number": f.number,
+            "slot": f.slot,
+            "field_index": f.field,
+            "home_from": f.home_source.label() if f.home_source.team is None else None,
+            "away_from": f.away_source.label() if f.away_source.team is None else None,
+            "forfeit": f.forfeit,
+            "decision": f.decision,
+            "previous_matches": list(f.previous_matches),
+            "live": self._live(f.match_id),
+            "bracket_changed": snap.changed.get(f.id, []),
+        }
+
+    def _live(self, match_id: str | None) -> dict[str, Any] | None:
+        """The match as screens show it next to its fixture: phase, score, clock (extras)."""
+        if match_id is None or match_id not in self.matches.matches:
+            return None
+        s = self.matches.state(self.matches.get(match_id), legal=False)
+        return {
+            "phase": s["phase"],
+            "period": s["period"],
+            "score": s["score"],
+            "shootout": s["shootout"]["score"] if s["shootout"] else None,
+            "clock": s["clock"],
+            "time_up": s.get("time_up", False),
+            "server_time_ms": s.get("server_time_ms"),
+            "seq": s["seq"],
+        }
+
+    def standings(self, c: Competition) -> dict[str, list[dict[str, Any]]]:
+        return self._standings_json(c, self.snapshot(c))
+
+    def _standings_json(self, c: Competition, snap: Snapshot) -> dict[str, list[dict[str, Any]]]:
+        decided = {f.id: f.decision for f in c.fixtures if f.decision}
+        lots = {x.id: x for x in c.lots}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for key, rows in snap.tables.items():
+            over = not snap.pending[key]
+            out[key] = [
+                {
+                    "rank": r.rank,
+                    "team": r.team,
+                    "name": self.teams[r.team].name if r.team in self.teams else r.team,
+                    "played": r.played,
+                    "won": r.won,
+                    "shootout_won": r.shootout_won,
+                    "shootout_lost": r.shootout_lost,
+                    "lost": r.lost,
+                    "goals_for": r.goals_for,
+                    "goals_against": r.goals_against,
+                    "goal_difference": r.goal_difference,
+                    "points": r.points,
+                    "note": _note(r, decided, lots, over),
+                    # Extras (docs/api-extras.md): the note's parts, for pages that word them.
+                    "tiebreak": None if r.tiebreak == "unresolved" and not over else r.tiebreak,
+                    "lots": r.lots,
+                    "forfeits": list(r.forfeits),
+                    "decisions": [
+                        {"fixture": fid, "by": decided[fid].get("by"), "text": decided[fid].get("text", "")}
+                        for fid in r.decisions
+                    ],
+                }
+                for r in rows
+            ]
+        return out
+
+    # -- live ----------------------------------------------------------------------------------------
+
+    def on_match_event(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
+        """The match service's publisher: a fixture's live score, and the whole view when results change.
+
+        Called after the event is committed and answered for: a failure here is logged and never turns
+        an accepted event into an error for the official.
+        """
+        try:
+            self._on_match_event(match_id)
+        except Exception:  # the match's event is stored; only the screens miss an update
+            log.exception("competition update after an event of match %s failed", match_id)
+
+    def _on_match_event(self, match_id: str) -> None:
+        where = self._by_match.get(match_id)
+        if where is None:
+            return
+        c = self.competitions.get(where[0])
+        if c is None:
+            return
+        f = c.fixture(where[1])
+        if f.match_id != match_id:
+            return  # a replaced match: its events no longer count
+        live = self._live(match_id)
+        self._emit(c.id, "fixture", {"competition": c.id, "fixture": f.id, "match": match_id, "live": live})
+        outcome = self._outcome(match_id)
+        key = (c.id, f.id)
+        status = standings.fixture_status(
+            outcome.phase if outcome else None, f.forfeit["team"] if f.forfeit else None, as_decision(f.decision)
+        )
+        if status != self._status.get(key) or status in ("finished", "abandoned"):
+            self._status[key] = status
+            self._changed(c)
+
+    def _changed(self, c: Competition) -> None:
+        if self._listeners:  # the cached view: the joins that follow reuse it
+            self._emit(c.id, "competition", self.cached_view(c).data)
+
+    def _emit(self, comp_id: str, kind: str, payload: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            listener(comp_id, kind, payload)
+
+
+def _note(r: Row, decided: dict[str, dict[str, Any]], lots: dict[str, LotsDrawn], over: bool) -> str:
+    """The standings row's note (API.md ``note``): what broke a tie, forfeits, decisions, in English."""
+    parts: list[str] = []
+    words = {
+        "head_to_head": "ranked by head-to-head points",
+        "goal_difference": "ranked by goal difference",
+        "goals_for": "ranked by goals scored",
+        "unresolved": "level: a drawing of lots is needed",
+    }
+    if r.tiebreak == "lots" and r.lots in lots:
+        text = lots[r.lots].text
+        parts.append("ranked by a drawing of lots" + (f" ({text})" if text else ""))
+    elif r.tiebreak in words and (over or r.tiebreak != "unresolved"):
+        parts.append(words[r.tiebreak])
+    for fid in r.forfeits:
+        parts.append(f"forfeited fixture {fid}")
+    for fid in r.decisions:
+        d = decided.get(fid) or {}
+        who = "protest upheld" if d.get("by") == "protest" else "result decided by the organiser"
+        parts.append(f"fixture {fid}: {who}" + (f": {d['text']}" if d.get("text") else ""))
+    return "; ".join(parts)
