@@ -16,6 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from . import field as geo
 from . import shootout as so
+from . import v1
+from .book import BOOK_2_0
 from .catalogue import violation_label, violation_rule, violation_words
 from .common import TEAMS, Side, Team, other_team
 from .corrections import Row, check_correction, effective_log
@@ -52,20 +54,17 @@ from .events import (
 )
 from .state import HALVES, MatchSetup, MatchState, Player, Restart, RestartType, Signature, Stoppage, Why, initial_state
 
-# The rule that governs taking each restart type: cited when the wrong team or player takes it.
-RESTART_RULE: dict[RestartType, str] = {
-    "kickoff": "5.2",
-    "end_line": "10.4",
-    "side_line": "10.5",
-    "free_kick": "10.6",
-    "penalty": "10.8",
-}
+# The rule that governs taking each restart type in 2.0: cited when the wrong team or player takes it
+# (each rule book's own table is its ``restart_rule``, book.py).
+RESTART_RULE = BOOK_2_0.restart_rule
 RESTART_WORDS: dict[RestartType, str] = {
     "kickoff": N_("kickoff"),
     "end_line": N_("end-line ball"),
     "side_line": N_("side-line ball"),
     "free_kick": N_("free kick"),
     "penalty": N_("penalty"),
+    "corner": N_("corner"),  # 1.0 (V1-6)
+    "short_corner": N_("short corner"),  # 1.0 (V1-6)
 }
 # D169: what a refusal because the ball is dead or in play asks to be logged first (the refusal's
 # ``next_call``: a console call, or "stoppage" for any call that stops play). Each console turns it into
@@ -306,6 +305,8 @@ def _dead_ball_refusal(state: MatchState, now: int) -> RuleViolation | None:
 
 
 def _initiative_refusal(state: MatchState, team: Team, now: int) -> RuleViolation | None:
+    if not state.setup.rules.book.substitution_initiative:
+        return None  # 1.0: either team at any dead ball, injury stoppages included (V1-D11, V1-D12)
     if state.phase in ("scheduled", "halftime") or time_up(state, now):
         return None  # both teams freely (11.2, D13)
     if state.stoppage.kind == "injury":
@@ -344,6 +345,15 @@ def may_substitute(state: MatchState, team: Team, now: int) -> bool:
 
 
 def _apply_in_place(s: MatchState, event: Event, now: int, at_ms: int | None = None) -> None:
+    """Apply ``event`` to ``s``; a refusal cites the match's own rule book (SPEC §11.12: the engine raises
+    2.0 numbers and a 1.0 match turns them into 1.0's)."""
+    try:
+        _apply_as_2_0_cites(s, event, now, at_ms)
+    except RuleViolation as refusal:
+        raise s.setup.rules.book.recite(refusal) from None
+
+
+def _apply_as_2_0_cites(s: MatchState, event: Event, now: int, at_ms: int | None = None) -> None:
     if isinstance(event, Void | Amend | Insert):
         raise TypeError("corrections are applied by replaying the log with them in place (rules/corrections.py)")
     if s.locked and not isinstance(event, Reopen):
@@ -479,7 +489,8 @@ def _period_end(ev: PeriodEnd, s: MatchState, now: int) -> None:
     if s.phase == "first_half":
         s.phase, s.halftime_started_at = "halftime", now
     elif s.score["home"] == s.score["away"]:
-        s.phase = "shootout"  # level after two halves: penalty shootout (3.2, 12)
+        # Level after two halves: penalty shootout (3.2, 12); in 1.0 a draw, winner null (V1-D2).
+        s.phase = "shootout" if s.setup.rules.level_goes_to_shootout else "finished"
     else:
         s.phase = "finished"
         s.winner = "home" if s.score["home"] > s.score["away"] else "away"  # 1.3
@@ -523,14 +534,15 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
     r = s.restart
     if s.ball == "live" or r is None:
         raise RuleViolation("10.1", N_("no restart is pending: the ball is in play"), details=NEXT_STOPPAGE)
-    rule, what = RESTART_RULE[r.type], RESTART_WORDS[r.type]
+    book = s.setup.rules.book
+    rule, what = book.restart_rule[r.type], RESTART_WORDS[r.type]
     if ev.team != r.team:
         raise RuleViolation(
             rule, N_("the {what} is {restarting}'s, not {team}'s"), {"what": what, "restarting": r.team, "team": ev.team}
         )
     ts = s.teams[ev.team]
     if ev.player is None:
-        if r.type == "penalty":
+        if r.type == "penalty" and book.penalty_taker_required:  # 1.0 names none (V1-D13)
             raise RuleViolation(
                 "10.8", N_("name the penalty taker: rule 10.8 has the taker chosen among the players on the field")
             )
@@ -548,7 +560,7 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
             N_("#{player} of {team} is not on the field and cannot take the {what}"),
             {"player": ev.player, "team": ev.team, "what": what},
         )
-    if (ev.team, ev.player) in s.stoppage.came_on:
+    if (ev.team, ev.player) in s.stoppage.came_on and book.substitution_initiative:  # 1.0 has no 11.2 (V1-D11)
         raise RuleViolation(
             "11.2",
             N_("#{player} came on at this stoppage and may not take its {what}: choose another player"),
@@ -579,6 +591,8 @@ def _goal(ev: Goal, s: MatchState, now: int) -> None:
         raise RuleViolation(
             "10.4", N_("a bottle knocked down straight from an end-line ball does not count"), details=NEXT_END_LINE
         )
+    if ev.direct and s.restart_in_play is not None and s.restart_in_play.type in s.setup.rules.book.pass_only:
+        raise v1.kickoff_is_a_pass()  # V1-3: the kickoff is a pass; the ball stays live
     s.score[ev.team] += 1
     s.last_goal_at = now
     _stop(s, "free")  # after a goal both teams may substitute (11.2)
@@ -606,10 +620,11 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
             raise RuleViolation("2.1", N_("this field has no side lines: no side-line ball can be called"))
         outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 8.2, 10.5
     elif ev.kind in ("ball_out_end", "ball_in_area"):
-        # 8.2 / 8.4, 10.4: end-line ball at that end, behind the restart line on the event's side.
-        end = geo.nearest_end(f, spot)
-        side = geo.side_of(f, spot)
-        outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, end, side), end)
+        # 8.2 / 8.4, 10.4: end-line ball at that end, behind the restart line on the event's side;
+        # 1.0: a corner, or a short corner for a ball in an area (V1-6, V1-D4, V1-D5).
+        book = s.setup.rules.book
+        kind = book.over_end_line if ev.kind == "ball_out_end" else book.into_area
+        outcome = _at_end(s, kind, winner, geo.nearest_end(f, spot), geo.side_of(f, spot))
     elif ev.kind == "ball_grounded":
         if geo.area_at(f, spot) is not None:
             raise RuleViolation("8.4", N_("the ball landed in a restricted area: call ball_in_area"))
@@ -624,8 +639,8 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
             # His own area: a penalty for the other team, whoever had the ball (8.5, D9).
             outcome = Restart("penalty", winner, geo.penalty_spot(f, area), area)
         else:
-            # The opponents' area: end-line ball for the area's team at that end (D1).
-            outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, area, geo.side_of(f, spot)), area)
+            # The opponents' area: end-line ball for the area's team at that end (D1); 1.0: a short corner (V1-D6).
+            outcome = _at_end(s, s.setup.rules.book.into_area, winner, area, geo.side_of(f, spot))
         _stop(s)
         _give(s, outcome)  # never forgiven by multiple attack opportunities (D7)
         _explain_call(s, "8.5" if outcome.type == "penalty" else "D1", ev.kind, ev.team, ev.player)
@@ -646,6 +661,8 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
     r = s.restart if pending else s.restart_in_play
     if r is None:
         raise RuleViolation("8.7", N_("no restart is being taken: a restart violation needs one"))
+    if r.team != ev.team and s.setup.rules.rule_set == "1.0":
+        raise v1.breach_by_other_team(r.team)
     if r.team != ev.team:
         raise RuleViolation(
             "8.7",
@@ -661,11 +678,11 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
 
 
 def _restart_for_opponents(s: MatchState, r: Restart, side: Side) -> Restart:
-    """The restart ``r`` handed to the other team (8.7, 10.4, 10.5 special cases; D2)."""
+    """The restart ``r`` handed to the other team (8.7, 10.4, 10.5 special cases; D2; 1.0: V1-D8)."""
     winner = other_team(r.team)
     if r.type == "penalty":
         assert r.end is not None
-        return Restart("end_line", winner, geo.end_line_restart_spot(s.setup.field, r.end, side), r.end)
+        return _at_end(s, s.setup.rules.book.into_area, winner, r.end, side)
     if r.type == "free_kick":
         return _free_kick(s, winner, r.spot)
     return Restart(r.type, winner, r.spot, r.end)
@@ -677,6 +694,9 @@ def _restart_for_opponents(s: MatchState, r: Restart, side: Side) -> Restart:
 
 @_handle.register
 def _foul(ev: Foul, s: MatchState, now: int) -> None:
+    book = s.setup.rules.book
+    if ev.card is not None and not book.cards:
+        raise v1.no_cards()
     if ev.card is not None and ev.player is None:
         raise InvalidEvent({"player": ["a foul with a card must name the player"]})
     red = ev.card == "red"
@@ -689,10 +709,16 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
             # A foul by the team taking the restart (10.4, 10.5 special cases; D12).
             if red or not _forgive(s, ev.team, ev.player, None, retake=r):
                 _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
-                _explain_foul(s, RESTART_RULE[r.type] if r.type in ("end_line", "side_line") else "D12", ev.team, ev.player)
+                cited = book.restart_rule[r.type] if r.type in book.restart_fouls_cite_restart else "D12"
+                _explain_foul(s, cited, ev.team, ev.player)
         # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
     elif ev.card is None:
-        raise RuleViolation("9.1", N_("no play to restart now: a foul at this time can only be punished with a card"))
+        raise RuleViolation(
+            "9.1",
+            N_("no play to restart now: a foul at this time can only be punished with a card")
+            if book.cards
+            else N_("no play to restart now: a foul at this time gives no set piece; record misconduct in a note"),
+        )
     if ev.player is not None:
         fouls = s.teams[ev.team].fouls
         fouls[ev.player] = fouls.get(ev.player, 0) + 1  # 9.3: repeated fouls are grounds for a caution (M8)
@@ -705,7 +731,7 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
     f = s.setup.field
     winner = other_team(ev.team)
     by_attackers = ev.team == s.possession
-    if ev.where != "field" and (by_attackers or ev.on_official):
+    if ev.where != "field" and (by_attackers or ev.on_official) and s.setup.rules.book.attacking_foul_at_last_touch:
         raise RuleViolation(
             "10.7",
             N_(
@@ -718,8 +744,7 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
             raise RuleViolation("2.1", N_("this field has no side lines: no side-line ball can be called"))
         outcome = Restart("side_line", winner, geo.side_line_spot(f, spot))  # 10.5
     elif ev.where == "beyond_end_line":
-        end = geo.nearest_end(f, spot)
-        outcome = Restart("end_line", winner, geo.end_line_restart_spot(f, end, geo.side_of(f, spot)), end)
+        outcome = _at_end(s, s.setup.rules.book.over_end_line, winner, geo.nearest_end(f, spot), geo.side_of(f, spot))
     else:
         outcome = _free_kick(s, winner, spot)  # 10.6, 10.7
     # An attacking foul may be forgiven (13.1), never one sent with a red card nor one on an official (D7).
@@ -733,6 +758,8 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
 
 @_handle.register
 def _card(ev: Card, s: MatchState, now: int) -> None:
+    if not s.setup.rules.book.cards:
+        raise v1.no_cards()
     _show_card(s, ev.team, ev.player, ev.color)
 
 
@@ -763,6 +790,7 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
 def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
     ts = s.teams[ev.team]
     n = s.setup.starters
+    roster_rule = s.setup.rules.book.roster_rule  # SPEC §5.5's checks (1.0: V1-2)
     refusal = _dead_ball_refusal(s, now)
     if refusal is not None:
         raise refusal
@@ -770,7 +798,9 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
     if ev.out is None:
         if len(ts.on_field) >= n:
             raise RuleViolation(
-                "11.1", N_("{team} already has {n} players on the field: name the player going off"), {"team": ev.team, "n": n}
+                roster_rule,
+                N_("{team} already has {n} players on the field: name the player going off"),
+                {"team": ev.team, "n": n},
             )
         refusal = _initiative_refusal(s, ev.team, now)
         # The replacement right (11.2, D15) — never at the injury stoppage itself (11.3), which
@@ -786,7 +816,7 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
         if ev.out not in ts.on_field:
             on = ", ".join(f"#{p}" for p in ts.on_field)
             raise RuleViolation(
-                "11.1",
+                roster_rule,
                 N_("#{out} of {team} is not on the field: the player going off is one of {on}"),
                 {"out": ev.out, "team": ev.team, "on": on},
             )
@@ -798,7 +828,7 @@ def _substitution(ev: Substitution, s: MatchState, now: int) -> None:
         )
     if ev.in_ in ts.on_field:
         raise RuleViolation(
-            "11.1",
+            roster_rule,
             N_("#{in} of {team} is already on the field: bring on one of {bench}"),
             {"in": ev.in_, "team": ev.team, "bench": bench},
         )
@@ -852,6 +882,11 @@ def _catch(ev: Catch, s: MatchState, now: int) -> None:
     _require_live(s, "6.2", N_("a catch"))
     if s.possession == ev.team:
         raise RuleViolation("6.2", N_("{team} has the ball: a catch is made by the defending team"), {"team": ev.team})
+    if s.setup.rules.book.mixed_contact_rule and ev.player is not None and ev.caught is not None:
+        catcher, caught = s.teams[ev.team].roster.get(ev.player), s.teams[other_team(ev.team)].roster.get(ev.caught)
+        refusal = v1.mixed_catch_refusal(catcher.gender if catcher else None, caught.gender if caught else None)
+        if refusal is not None:
+            raise refusal  # V1-9, V1-D14
     s.restart_in_play = None
 
 
@@ -881,6 +916,8 @@ def _shot_missed(ev: ShotMissed, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _shootout_start(ev: ShootoutStart, s: MatchState, now: int) -> None:
+    if not s.setup.rules.level_goes_to_shootout:
+        raise v1.no_shootout()
     if s.phase != "shootout":
         raise RuleViolation("12.1", N_("a shootout follows a second half that ended level"))
     if s.shootout is not None:
@@ -892,6 +929,8 @@ def _shootout_start(ev: ShootoutStart, s: MatchState, now: int) -> None:
 
 @_handle.register
 def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
+    if not s.setup.rules.level_goes_to_shootout:
+        raise v1.no_shootout()
     if s.phase != "shootout" or s.shootout is None:
         raise RuleViolation("12.2", N_("no shootout is under way: record its toss and takers first"))
     nxt = s.shootout.next_kick()
@@ -1029,8 +1068,11 @@ def _side_or_low(s: MatchState, spot: tuple[float, float] | None) -> Side:
 
 
 def _free_kick(s: MatchState, team: Team, origin: geo.Point) -> Restart:
-    """A free kick for ``team``, moved out by the 3 m rule from the other team's area (10.8)."""
-    spot = geo.free_kick_spot(s.setup.field, origin, s.defended_end(other_team(team)))
+    """A free kick for ``team``, moved out by the 3 m rule from the other team's area (10.8); 1.0: by
+    2 m from either area, the nearer one (V1-6, V1-D7: fields are at least 35 m long, so only one counts)."""
+    book, f = s.setup.rules.book, s.setup.field
+    guarded = geo.nearest_end(f, geo.clamp_to_field(f, origin)) if book.clear_both_areas else s.defended_end(other_team(team))
+    spot = geo.free_kick_spot(f, origin, guarded, book.free_kick_clearance)
     moved = spot != geo.clamp_to_field(s.setup.field, origin)
     return Restart("free_kick", team, spot, origin=geo.clamp_to_field(s.setup.field, origin) if moved else None)
 
@@ -1052,7 +1094,8 @@ def _give(s: MatchState, restart: Restart) -> None:
 def _explain(s: MatchState, rule: str, template: str, **params: object) -> None:
     """Say why the pending restart was given (spectators see it in their language, issue 13)."""
     if s.restart is not None:
-        s.restart = dataclasses.replace(s.restart, why=Why(rule, template, tuple(params.items())))
+        cited = s.setup.rules.book.cite(rule)  # a 1.0 match's restarts cite 1.0 (SPEC §11.12)
+        s.restart = dataclasses.replace(s.restart, why=Why(cited, template, tuple(params.items())))
 
 
 def _explain_call(s: MatchState, rule: str, kind: str, team: Team, player: int | None) -> None:
@@ -1068,6 +1111,13 @@ def _explain_foul(s: MatchState, rule: str, team: Team, player: int | None) -> N
         _explain(s, rule, N_("foul by {team}"), team=team)
     else:
         _explain(s, rule, N_("foul by {team} #{player}"), team=team, player=player)
+
+
+def _at_end(s: MatchState, kind: RestartType, team: Team, end: Any, side: Side) -> Restart:
+    """A restart taken at ``end`` on ``side``: an end-line ball (10.4), or 1.0's corner at the field's corner
+    (V1-D4) or short corner at the end-line restart line's midpoint (V1-D5)."""
+    spot = {"corner": geo.corner_spot, "short_corner": geo.short_corner_spot}.get(kind, geo.end_line_restart_spot)
+    return Restart(kind, team, spot(s.setup.field, end, side), end)
 
 
 def _give_restart(s: MatchState, kind: RestartType, team: Team, spot: geo.Point, end: Any = None) -> None:

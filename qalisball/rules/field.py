@@ -30,6 +30,7 @@ __all__ = [
     "area_segment",
     "centre_spot",
     "clamp_to_field",
+    "corner_spot",
     "defended_end",
     "distance_to_area_line",
     "end_line_restart_line",
@@ -42,6 +43,7 @@ __all__ = [
     "nearest_point_on_segment",
     "penalty_spot",
     "side_line_spot",
+    "short_corner_spot",
     "side_of",
     "two_point_spot",
 ]
@@ -215,6 +217,22 @@ def end_line_restart_spot(field: Field, end: End, side: Side) -> Point:
     return Point((a.x + b.x) / 2.0, (a.y + b.y) / 2.0)
 
 
+def short_corner_spot(field: Field, end: End, side: Side) -> Point:
+    """Spot of a 1.0 short corner (短角球): its "指定区域" is 2.0's end-line restart line (V1-6, V1-D5).
+
+    The midpoint of that line, as for an end-line ball: (end_x, W/2 - 4.5) low, (end_x, W/2 + 4.5) high.
+    """
+    return end_line_restart_spot(field, end, side)
+
+
+def corner_spot(field: Field, end: End, side: Side) -> Point:
+    """Spot of a 1.0 corner (角球): the field's corner of ``end`` on ``side`` (V1-6, V1-D4).
+
+    (end_x, 0) for ``"low"``, (end_x, W) for ``"high"``.
+    """
+    return Point(end_x(field, end), 0.0 if side == "low" else field.width)
+
+
 def side_line_spot(field: Field, p: Point) -> Point:
     """Spot of a side-line ball: the side-line point nearest ``p`` [10.5].
 
@@ -226,8 +244,8 @@ def side_line_spot(field: Field, p: Point) -> Point:
     return Point(x, y)
 
 
-def free_kick_spot(field: Field, origin: Point, defending_end: End) -> Point:
-    """Where a free kick is taken, after the 3 m rule [10.8].
+def free_kick_spot(field: Field, origin: Point, defending_end: End, clearance: float = FREE_KICK_CLEARANCE) -> Point:
+    """Where a free kick is taken, after the 3 m rule [10.8] (1.0's 2 m rule with ``clearance=2``, V1-6).
 
     ``defending_end`` is the end of the team that does not take the kick; only
     its area counts (the kicking team's own area never moves the kick). The
@@ -238,12 +256,12 @@ def free_kick_spot(field: Field, origin: Point, defending_end: End) -> Point:
     field (D3). Otherwise the clamped origin is the spot.
     """
     p = clamp_to_field(field, origin)
-    if distance_to_area_line(field, defending_end, p) >= FREE_KICK_CLEARANCE:
+    if distance_to_area_line(field, defending_end, p) >= clearance:
         return p
     e = nearest_point_on_segment(field, defending_end, p)
     dx, dy = p.x - e.x, p.y - e.y
     norm = math.hypot(dx, dy)
-    reach = AREA_RADIUS + FREE_KICK_CLEARANCE
+    reach = AREA_RADIUS + clearance
     if norm < _ON_SEGMENT_EPS:
         return Point(e.x + _into_field(defending_end) * reach, p.y)
     return Point(e.x + reach * dx / norm, e.y + reach * dy / norm)

@@ -57,9 +57,11 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     """Every console call's verdict now, in the compact form of docs/api-extras.md."""
     reasons: list[dict[str, Any]] = []
     index: dict[tuple[str, str], int] = {}
+    book = state.setup.rules.book
 
     def verdict(event: Event | RuleViolation) -> bool | int:
-        refusal = event if isinstance(event, RuleViolation) else _try(state, event, now)
+        # A refusal made here (not by the engine) cites the match's rule book too (SPEC §11.12).
+        refusal = book.recite(event) if isinstance(event, RuleViolation) else _try(state, event, now)
         if refusal is None:
             return True
         key = (refusal.rule, refusal.message)
@@ -115,7 +117,7 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
         "reasons": reasons,
         "calls": calls,
         "came_on": came_on,
-        "taker_required": restart is not None and restart.type == "penalty",
+        "taker_required": restart is not None and restart.type == "penalty" and book.penalty_taker_required,  # V1-D13
     }
 
 
@@ -231,7 +233,8 @@ def _substitution(state: MatchState, team: Team, ordinary: bool) -> Event | Rule
     ts = state.teams[team]
     bench = [n for n in ts.roster if n not in ts.on_field and n not in ts.sent_off]
     if not bench:
-        return RuleViolation("11.1", N_("{team} has nobody on the bench who may come on"), {"team": team})
+        rule = state.setup.rules.book.roster_rule
+        return RuleViolation(rule, N_("{team} has nobody on the bench who may come on"), {"team": team})
     if ordinary:
         if not ts.on_field:
             return RuleViolation("11.1", N_("{team} has no player on the field"), {"team": team})

@@ -29,5 +29,13 @@ def build_setup(data: dict[str, Any]) -> MatchSetup:
         away=team(data["away"]),
         starters=data["starters"],
         field=Field(f["length"], f["width"], f["side_lines"]),
-        rules=RuleSet(r["half_minutes"], r["halftime_minutes"], r["shootout_rounds"], multi),
+        rules=RuleSet(
+            r["half_minutes"],
+            r["halftime_minutes"],
+            r["shootout_rounds"],
+            multi,
+            # SPEC §11.2: a match stored before rule sets existed is a 2.0 match.
+            rule_set=r.get("rule_set", "2.0"),
+            shootout_on_draw=r.get("shootout_on_draw", False),
+        ),
     )

@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from .book import BOOK_2_0, Book, RuleSetId
+from .book import RestartType as RestartType  # the rule books' restart types (book.py), re-exported
 from .common import TEAMS, End, Team
 from .field import Field, Point
 from .shootout import Shootout
+from .v1 import BOOK_1_0
 
 Phase = Literal["scheduled", "first_half", "halftime", "second_half", "shootout", "finished", "abandoned"]
-RestartType = Literal["kickoff", "end_line", "side_line", "free_kick", "penalty"]
 MultiAttackMode = Literal["off", "players", "teams", "trailing"]
 # What kind of stoppage the current dead ball is, for the substitution rules of SPEC §5:
 # "free": both teams may substitute (after a goal, before a kickoff of a half, at half-time, 11.2);
@@ -64,14 +66,33 @@ class MultiAttackRules:
         return dict(self.players).get(team, ()) if self.mode == "players" else ()
 
 
+_BOOKS: dict[RuleSetId, Book] = {"2.0": BOOK_2_0, "1.0": BOOK_1_0}
+
+
 @dataclass(frozen=True)
 class RuleSet:
-    """The configurable values of the rule book, in one place (3.1, 12.1, 13)."""
+    """The configurable values of the rule book, in one place (3.1, 12.1, 13), and which book it is.
+
+    ``rule_set`` is fixed when the match is created (SPEC §11.2); a match stored without it is 2.0.
+    ``shootout_on_draw`` lets a level 1.0 match go on to the shootout (a knockout fixture's, V1-D2).
+    """
 
     half_minutes: float = 30
     halftime_minutes: float = 10
     shootout_rounds: int = 4
     multi_attack: MultiAttackRules = MultiAttackRules()
+    rule_set: RuleSetId = "2.0"
+    shootout_on_draw: bool = False
+
+    @property
+    def book(self) -> Book:
+        """The rule book's data the engine looks up (book.py, v1.py)."""
+        return _BOOKS[self.rule_set]
+
+    @property
+    def level_goes_to_shootout(self) -> bool:
+        """A match level after two halves: the shootout (3.2, 12), or in 1.0 a draw (V1-D2)."""
+        return self.book.shootout or self.shootout_on_draw
 
     @property
     def half_ms(self) -> int:

@@ -15,8 +15,6 @@ from .engine import may_substitute, time_up
 from .legal import legal_calls
 from .state import HALVES, MatchState, Restart
 
-RETURN_AFTER_GOAL_MS = 30_000  # 7.2: both teams return to their halves within 30 s
-
 
 def public_state(s: MatchState, now: int, match_id: str, seq: int, legal: bool = True) -> dict[str, Any]:
     """API.md's state of a match at ``now``; ``legal=False`` leaves out ``legal`` (the officials' calls), which
@@ -28,6 +26,7 @@ def public_state(s: MatchState, now: int, match_id: str, seq: int, legal: bool =
     state = {
         "id": match_id,
         "seq": seq,
+        "rule_set": s.setup.rules.rule_set,  # SPEC §11.2: fixed for the life of the match
         "phase": s.phase,
         "period": s.period,
         "clock": _clock(s, now),
@@ -105,9 +104,10 @@ def _clock(s: MatchState, now: int) -> dict[str, Any]:
 
 def _return_countdown(s: MatchState, now: int) -> int | None:
     kickoff_pending = s.ball == "dead" and s.restart is not None and s.restart.type == "kickoff"
-    if s.last_goal_at is None or s.phase not in HALVES or not kickoff_pending or time_up(s, now):
+    return_ms = s.setup.rules.book.return_after_goal_ms  # 1.0 has no 30-second return (V1-4, V1-D15)
+    if return_ms is None or s.last_goal_at is None or s.phase not in HALVES or not kickoff_pending or time_up(s, now):
         return None  # only while the kickoff after the goal is pending (D30)
-    left = RETURN_AFTER_GOAL_MS - (now - s.last_goal_at)
+    left = return_ms - (now - s.last_goal_at)
     return left if left > 0 else None
 
 

@@ -1,0 +1,83 @@
+"""A rule set as data: what the engine looks up where rule books 2.0 and 1.0 differ (SPEC §11).
+
+A match is played under one rule set, fixed when it is created (``RuleSet.rule_set``); its ``Book`` is
+the data the engine consults instead of branching on the version: the field's limits, which restart
+each call gives, the free-kick retreat, which events exist, and how a refusal is cited. Rule book 2.0's
+data is here; 1.0's is in ``v1.py``, with its own citations and the refusals 2.0 has no words for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .errors import RuleViolation
+from .field import FREE_KICK_CLEARANCE
+
+RuleSetId = Literal["2.0", "1.0"]
+RULE_SET_IDS: tuple[RuleSetId, ...] = ("2.0", "1.0")
+RestartType = Literal["kickoff", "end_line", "side_line", "free_kick", "penalty", "corner", "short_corner"]
+
+_RESTART_RULE_2_0: dict[RestartType, str] = {
+    "kickoff": "5.2",
+    "end_line": "10.4",
+    "side_line": "10.5",
+    "free_kick": "10.6",
+    "penalty": "10.8",
+}
+
+
+@dataclass(frozen=True)
+class Book:
+    """One rule book's values. Every field names the rule it comes from; 2.0's values are the defaults."""
+
+    id: RuleSetId = "2.0"
+    # The field [2.1; V1-1]: length and width bounds in metres (None: no upper bound), and whether a
+    # field without side lines is allowed (2.0's amateur matches).
+    length_m: tuple[float, float] = (30, 60)
+    width_m: tuple[float, float | None] = (20, None)
+    side_lines_required: bool = False
+    # The restart a ball over an end line (or a foul beyond it) gives, and the one a ball in an area,
+    # an entry into the opponents' area and a penalty's breach give [10.4, D1, D2; V1-6, V1-D4–D8].
+    over_end_line: RestartType = "end_line"
+    into_area: RestartType = "end_line"
+    # The rule that governs taking each restart: cited when the wrong team or player takes it.
+    restart_rule: Mapping[RestartType, str] = field(default_factory=lambda: dict(_RESTART_RULE_2_0))
+    # Restarts that are a pass only: a goal marked ``direct`` straight from one is refused (V1-3; 2.0's
+    # kickoff may be shot, 5.2, and its end-line ball's own refusal cites 10.4).
+    pass_only: tuple[RestartType, ...] = ()
+    # The free-kick retreat [10.8; V1-6, V1-D7]: the distance kept from an area line, and whether it is
+    # kept from both areas (1.0) or only the area of the team not taking the kick (2.0).
+    free_kick_clearance: float = FREE_KICK_CLEARANCE
+    clear_both_areas: bool = False
+    # Restarts whose pending-restart foul is cited by the restart's own rule (10.4, 10.5), else D12.
+    restart_fouls_cite_restart: tuple[RestartType, ...] = ("end_line", "side_line")
+    # A foul by the team with the ball restarts where the ball was last touched, never beyond a line (D18).
+    attacking_foul_at_last_touch: bool = True
+    return_after_goal_ms: int | None = 30_000  # 7.2
+    shootout: bool = True  # a level match goes to the shootout [3.2, 12]
+    cards: bool = True  # 9.3
+    # 11.1–11.3: the initiative, the incoming player's ban on taking the restart, no substitutions at an
+    # injury stoppage, the red-card replacement.
+    substitution_initiative: bool = True
+    penalty_taker_required: bool = True  # 10.8
+    mixed_contact_rule: bool = False  # V1-9
+    multi_attack: bool = True  # 13
+    roster_rule: str = "11.1"  # what the roster checks of a substitution cite (SPEC §5.5)
+    # 2.0 citation → this book's (SPEC §11.12); a rule not listed is cited as it is.
+    cites: Mapping[str, str] = field(default_factory=dict)
+
+    def cite(self, rule: str) -> str:
+        return self.cites.get(rule, rule)
+
+    def recite(self, refusal: RuleViolation) -> RuleViolation:
+        """``refusal`` citing this book's rule (the engine raises 2.0 numbers; SPEC §11.12 maps them)."""
+        cited = self.cite(refusal.rule)
+        if cited != refusal.rule:
+            refusal.rule = cited
+            refusal.args = (f"{refusal.message} (rule {cited})",)
+        return refusal
+
+
+BOOK_2_0 = Book()
