@@ -111,6 +111,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from qalisball.venue import screens
 
     screens.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
+    from qalisball.server import api_docs
+
+    api_docs.init_app(app)  # /api/catalogue, /api/openapi.json and its viewer /api/docs (issue 23)
     return app
 
 

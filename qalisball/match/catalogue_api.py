@@ -1,0 +1,112 @@
+"""``GET /api/catalogue`` (issue 23): the event catalogue for API clients, in Chinese and English at once.
+
+The same catalogue the console's call list, the schemas and the permission check are built from
+(``qalisball/rules/catalogue.py``): every event type and variant with its fields, who may log it and its
+rule; the misconduct and note codes (a closed list: a client sending its own code gets 400); the restart
+types with the rule that governs taking them. Each label is given as ``{"en", "zh"}`` so a client needs
+neither gettext nor a second request; a label's English is its message id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, get_args
+
+from flask import Blueprint, Response, jsonify
+from flask_babel import force_locale, gettext
+from flask_babel.speaklater import LazyString
+
+from qalisball.rules import catalogue
+from qalisball.rules.catalogue import EventType, Param, Variant
+from qalisball.rules.engine import RESTART_RULE, RESTART_WORDS
+from qalisball.rules.book import RestartType
+from qalisball.web import i18n
+
+bp = Blueprint("catalogue_api", __name__, url_prefix="/api")
+
+
+def labels(msgid: str | LazyString) -> dict[str, str]:
+    """One message (an ``N_`` id, or one of ``i18n``'s lazy words) in both languages, from Flask-Babel's
+    catalogues as every page reads them."""
+    out = {}
+    for language in i18n.LANGUAGES:
+        with force_locale(language):
+            out[language] = str(msgid) if isinstance(msgid, LazyString) else str(gettext(msgid))
+    return out
+
+
+def _field(p: Param) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "kind": p.kind,
+        "required": p.required,
+        "nullable": p.nullable,
+        "choices": list(p.choices),
+        "default": p.default,
+        **({"max_length": p.max_length} if p.max_length else {}),
+    }
+
+
+def _variant(t: EventType, v: Variant) -> dict[str, Any]:
+    return {
+        "name": v.name,
+        "label": labels(v.label),
+        "rule": v.rule or t.rule,
+        # A variant may widen its type's "who" (an assistant calls a ball out): the union, as may_log reads it.
+        "who": sorted(t.who | (v.who or frozenset())),
+        "key": v.key,
+    }
+
+
+def _event(t: EventType, group: str) -> dict[str, Any]:
+    return {
+        "type": t.type,
+        "group": group,  # "call": the console's calls; "match_day": rosters, corrections, notes, the score sheet
+        "label": labels(t.label),
+        "rule": t.rule,
+        "who": sorted(t.who),
+        "key": t.key,
+        "timeline": t.timeline,
+        "timeline_if": t.timeline_if,
+        "undoable": t.undoable,
+        "correctable": t.type in catalogue.CORRECTABLE,  # may be carried by an amend or an insert (M3)
+        "fields": [_field(p) for p in t.params],
+        "variant_field": t.variant_param,
+        "variants": [_variant(t, v) for v in t.variants],
+    }
+
+
+def _codes(names: Iterable[str]) -> list[dict[str, Any]]:
+    by_name = {v.name: v for v in catalogue.MISCONDUCT_CODES}
+    return [{"code": name, "label": labels(by_name[name].label)} for name in names]
+
+
+def _restart(r: str) -> dict[str, Any]:
+    """A restart type: the screens' word for it (else the engine's), and the rule that governs taking it in the
+    default rule book (none for a type only another book has)."""
+    word = i18n.RESTARTS.get(r) or RESTART_WORDS[r]  # type: ignore[index]
+    return {"type": r, "label": labels(word), "rule": RESTART_RULE.get(r)}  # type: ignore[call-overload]
+
+
+def catalogue_json() -> dict[str, Any]:
+    """The whole catalogue as ``GET /api/catalogue`` answers it (needs an app context for the translations)."""
+    note_code = next(p for p in catalogue.BY_TYPE["note"].params if p.name == "code")
+    return {
+        "languages": list(i18n.LANGUAGES),
+        "roles": [{"role": r, "label": labels(i18n.AUTHORS[r])} for r in (*catalogue.ROLES, "organiser")],
+        "signers": [{"role": s, "label": labels(i18n.SIGNERS[s])} for s in catalogue.SIGNERS],
+        "events": [
+            *(_event(t, "call") for t in catalogue.CATALOGUE),
+            *(_event(t, "match_day") for t in catalogue.MATCH_DAY),
+        ],
+        # A card's (and a foul's) reason code (M7) …
+        "misconduct_codes": _codes(v.name for v in catalogue.MISCONDUCT_CODES),
+        # … and a note's code: the note field's own choices, so the list follows the schema if they ever part.
+        "note_codes": _codes(note_code.choices),
+        "restarts": [_restart(r) for r in get_args(RestartType)],
+    }
+
+
+@bp.get("/catalogue")
+def get_catalogue() -> Response:
+    return jsonify(catalogue_json())
