@@ -52,6 +52,24 @@ from .events import (
     Void,
     from_fields,
 )
+from .rulings import (
+    Cautioned,
+    ErrorForgiven,
+    FreeKickMoved,
+    GoalCounted,
+    LeftInjured,
+    PenaltyConverted,
+    PenaltyInPlay,
+    PenaltyMissed,
+    RestartAwarded,
+    RestartStands,
+    Ruling,
+    SentOff,
+    ShootoutKickTaken,
+)
+from .rulings import (
+    RestartTaken as RestartTakenRuling,
+)
 from .state import HALVES, MatchSetup, MatchState, Player, Restart, RestartType, Signature, Stoppage, Why, initial_state
 
 # The rule that governs taking each restart type in 2.0: cited when the wrong team or player takes it
@@ -109,12 +127,15 @@ L = TypeVar("L", bound=Logged)
 
 @dataclass(frozen=True)
 class Step(Generic[L]):
-    """One event of the replay with the states on either side of it (``before`` only when kept)."""
+    """One event of the replay with the states on either side of it (``before`` only when kept), and what
+    the engine ruled on it (rulings.py: restarts awarded and why, errors forgiven, penalties converted,
+    sendings-off, shootout kicks …), in the order it ruled."""
 
     entry: L
     event: Event
     before: MatchState | None
     after: MatchState
+    rulings: tuple[Ruling, ...] = ()
 
 
 def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) -> Iterator[Step[L]]:
@@ -136,7 +157,7 @@ def replay_steps(setup: MatchSetup, log: Iterable[L], keep_states: bool = True) 
                 after = state
         except (RuleViolation, InvalidEvent) as exc:
             raise ReplayError(e.seq, event, exc) from exc
-        yield Step(e, event, state if keep_states else None, after)
+        yield Step(e, event, state if keep_states else None, after, after.rulings)
         state = after
 
 
@@ -347,6 +368,7 @@ def may_substitute(state: MatchState, team: Team, now: int) -> bool:
 def _apply_in_place(s: MatchState, event: Event, now: int, at_ms: int | None = None) -> None:
     """Apply ``event`` to ``s``; a refusal cites the match's own rule book (SPEC §11.12: the engine raises
     2.0 numbers and a 1.0 match turns them into 1.0's)."""
+    s.rulings = ()  # what this event is ruled (rulings.py), recorded as the handlers decide
     try:
         _apply_as_2_0_cites(s, event, now, at_ms)
     except RuleViolation as refusal:
@@ -395,6 +417,11 @@ def _judge(s: MatchState, event: Event, now: int) -> None:
             {"phase": _phase_words(s), "event": event.type},
         )
     _handle(event, s, now)
+    pen = s.penalty_in_play
+    if pen is not None and (s.ball != "live" or s.possession != pen.team):
+        # The penalty's attack is over without a goal of its team (a goal converts it, in _goal).
+        s.penalty_in_play = None
+        _rule(s, PenaltyMissed(pen.team, pen.taker))
 
 
 def _last_at(s: MatchState, event: Event, at_ms: int | None) -> int:
@@ -467,6 +494,7 @@ def _period_start(ev: PeriodStart, s: MatchState, now: int) -> None:
     _stop(s, "free")  # before the kickoff both teams may substitute (11.2)
     _give_restart(s, "kickoff", kicker, geo.centre_spot(s.setup.field))
     _explain(s, "5.1" if s.period == 1 else "5.3", N_("the half begins: {team} kicks off"), team=kicker)
+    _awarded(s)
 
 
 @_handle.register
@@ -546,7 +574,7 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
             raise RuleViolation(
                 "10.8", N_("name the penalty taker: rule 10.8 has the taker chosen among the players on the field")
             )
-        _take_restart(s, r)
+        _take_restart(s, r, None)
         return
     if ev.player in ts.sent_off:
         raise RuleViolation(
@@ -566,11 +594,14 @@ def _restart_taken(ev: RestartTaken, s: MatchState, now: int) -> None:
             N_("#{player} came on at this stoppage and may not take its {what}: choose another player"),
             {"player": ev.player, "what": what},
         )
-    _take_restart(s, r)
+    _take_restart(s, r, ev.player)
 
 
-def _take_restart(s: MatchState, r: Restart) -> None:
+def _take_restart(s: MatchState, r: Restart, player: int | None) -> None:
     s.ball, s.restart, s.restart_in_play = "live", None, r
+    _rule(s, RestartTakenRuling(r, player))
+    if r.type == "penalty":
+        s.penalty_in_play = PenaltyInPlay(r.team, player)  # converted or missed later (10.8)
     s.last_goal_at = None  # the 30 s return (7.2) ends with the kickoff
     # A replacement for a sent-off player is made at that dead ball (11.2); it lapses once play
     # restarts (a team still short may then bring a player on at its next chance, SPEC §5.3) —
@@ -594,11 +625,18 @@ def _goal(ev: Goal, s: MatchState, now: int) -> None:
     if ev.direct and s.restart_in_play is not None and s.restart_in_play.type in s.setup.rules.book.pass_only:
         raise v1.kickoff_is_a_pass()  # V1-3: the kickoff is a pass; the ball stays live
     s.score[ev.team] += 1
+    _rule(s, GoalCounted(ev.team, ev.player, ev.direct))
+    pen = s.penalty_in_play
+    if pen is not None:
+        # Straight from the penalty: its team scores before the ball is dead or the other team has it (10.8).
+        s.penalty_in_play = None
+        _rule(s, PenaltyConverted(pen.team, pen.taker, ev.player) if pen.team == ev.team else PenaltyMissed(pen.team, pen.taker))
     s.last_goal_at = now
     _stop(s, "free")  # after a goal both teams may substitute (11.2)
     # The team that conceded kicks off (5.3).
     _give_restart(s, "kickoff", other_team(ev.team), geo.centre_spot(s.setup.field))
     _explain(s, "5.3", N_("goal by {team}: the other team kicks off"), team=ev.team)
+    _awarded(s)
 
 
 # --------------------------------------------------------------------------------------------
@@ -644,6 +682,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
         _stop(s)
         _give(s, outcome)  # never forgiven by multiple attack opportunities (D7)
         _explain_call(s, "8.5" if outcome.type == "penalty" else "D1", ev.kind, ev.team, ev.player)
+        _awarded(s)
         return
     if ev.kind in ("ball_out_end", "ball_in_area") and s.possession == ev.team and outcome.end == s.defended_end(winner):
         # 13.1 note, 4: the ball over the opponents' end line or into their area shows the team
@@ -653,6 +692,7 @@ def _violation(ev: Violation, s: MatchState, now: int) -> None:
         _stop(s)
         _give(s, outcome)
         _explain_call(s, violation_rule(ev.kind), ev.kind, ev.team, ev.player)
+        _awarded(s)
 
 
 def _restart_violation(ev: Violation, s: MatchState) -> None:
@@ -675,6 +715,7 @@ def _restart_violation(ev: Violation, s: MatchState) -> None:
         _stop(s)
     _give(s, _restart_for_opponents(s, r, ev.side))
     _explain_call(s, "D2" if r.type == "penalty" else "8.7", "restart", ev.team, ev.player)
+    _awarded(s)
 
 
 def _restart_for_opponents(s: MatchState, r: Restart, side: Side) -> Restart:
@@ -711,7 +752,9 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
                 _give(s, _restart_for_opponents(s, r, _side_or_low(s, ev.spot)))
                 cited = book.restart_rule[r.type] if r.type in book.restart_fouls_cite_restart else "D12"
                 _explain_foul(s, cited, ev.team, ev.player)
-        # A foul by the other team (a defender inside 2.5 m, 9.2) leaves the restart as it is.
+                _awarded(s)
+        else:
+            _rule(s, RestartStands(r, "9.2"))  # a foul by the other team (a defender inside 2.5 m) leaves it as it is
     elif ev.card is None:
         raise RuleViolation(
             "9.1",
@@ -719,6 +762,8 @@ def _foul(ev: Foul, s: MatchState, now: int) -> None:
             if book.cards
             else N_("no play to restart now: a foul at this time gives no set piece; record misconduct in a note"),
         )
+    elif s.restart is not None and s.ball == "dead":
+        _rule(s, RestartStands(s.restart, "D21"))  # after time up only the card counts: the restart stands
     if ev.player is not None:
         fouls = s.teams[ev.team].fouls
         fouls[ev.player] = fouls.get(ev.player, 0) + 1  # 9.3: repeated fouls are grounds for a caution (M8)
@@ -754,6 +799,7 @@ def _live_foul(ev: Foul, s: MatchState, red: bool) -> None:
     _give(s, outcome)
     rule = {"side_line": "10.5", "end_line": "10.4"}.get(outcome.type, "10.7" if by_attackers or ev.on_official else "10.6")
     _explain_foul(s, rule, ev.team, ev.player)
+    _awarded(s)
 
 
 @_handle.register
@@ -768,6 +814,8 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
     ts = s.teams[team]
     if player in ts.sent_off:
         raise RuleViolation("D5", N_("#{player} of {team} has already been sent off"), {"player": player, "team": team})
+    if color == "yellow":
+        _rule(s, Cautioned(team, player))
     if color == "yellow" and player not in ts.yellow:
         ts.yellow.append(player)
         return
@@ -775,6 +823,7 @@ def _show_card(s: MatchState, team: Team, player: int, color: str) -> None:
         ts.yellow.append(player)  # kept twice: the record shows both yellows
         ts.second_yellow.append(player)  # shown everywhere as a send-off (M8)
     ts.sent_off.append(player)
+    _rule(s, SentOff(team, player, second_yellow=color == "yellow", from_field=player in ts.on_field))
     if player in ts.injured:
         ts.injured.remove(player)
     if player in ts.on_field:
@@ -858,9 +907,13 @@ def _injury(ev: Injury, s: MatchState, now: int) -> None:
         # A free kick for the team that had the ball, where it was last touched (11.3, 10.6).
         _give(s, _free_kick(s, holder, spot))
         _explain(s, "11.3", N_("injury stoppage: {team} keeps the ball"), team=holder)
+        _awarded(s)
+    elif s.restart is not None and s.ball == "dead":
+        _rule(s, RestartStands(s.restart, "11.3"))  # an injury at a dead ball changes no restart
     # The injured player always leaves the field (11.3).
     ts.on_field.remove(ev.player)
     ts.injured.append(ev.player)
+    _rule(s, LeftInjured(ev.team, ev.player))
 
 
 # --------------------------------------------------------------------------------------------
@@ -939,6 +992,8 @@ def _shootout_kick(ev: ShootoutKick, s: MatchState, now: int) -> None:
             "D5", N_("#{player} of {team} was sent off: the kick is recorded as missed"), {"player": nxt.player, "team": ev.team}
         )
     s.shootout = so.kick(s.shootout, ev.team, ev.scored)
+    k = s.shootout.kicks[-1]
+    _rule(s, ShootoutKickTaken(k.team, k.player, k.round, k.points, k.scored))
     if s.shootout.decided:
         s.phase, s.winner = "finished", s.shootout.winner
 
@@ -992,6 +1047,9 @@ def _renumber(s: MatchState, team: Team, old: int, new: int) -> None:
     s.stoppage.came_on = {(t, new if (t == team and n == old) else n) for t, n in s.stoppage.came_on}
     if s.shootout is not None:
         s.shootout = so.renumber(s.shootout, team, old, new)
+    pen = s.penalty_in_play
+    if pen is not None and pen.team == team and pen.taker == old:
+        s.penalty_in_play = PenaltyInPlay(team, new)
 
 
 @_handle.register
@@ -1085,6 +1143,20 @@ def _stop(s: MatchState, kind: Any = "normal") -> None:
         ts.replacements_carried = 0
 
 
+def _rule(s: MatchState, ruling: Ruling) -> None:
+    """Record a decision as the engine makes it (rulings.py): the replay's step carries it to the reports."""
+    s.rulings = (*s.rulings, ruling)
+
+
+def _awarded(s: MatchState, retake: bool = False) -> None:
+    """The pending restart, with why it was given, is this event's ruling (and its 3 m move, 10.8)."""
+    r = s.restart
+    assert r is not None
+    _rule(s, RestartAwarded(r, retake))
+    if r.origin is not None:
+        _rule(s, FreeKickMoved(r.team, r.origin, r.spot))
+
+
 def _give(s: MatchState, restart: Restart) -> None:
     _give_restart(s, restart.type, restart.team, restart.spot, restart.end)
     if restart.origin is not None and s.restart is not None:
@@ -1158,16 +1230,25 @@ def _forgive(s: MatchState, team: Team, player: int | None, spot: geo.Point | No
         if player is None or ts.ma_players.get(player, 0) <= 1:
             return False
         ts.ma_players[player] -= 1
+        left = ts.ma_players[player]
     elif ts.ma_team is not None and ts.ma_team > 1:
         ts.ma_team -= 1
+        left = ts.ma_team
     else:
         return False
     if retake is None:
         retake = _free_kick(s, team, geo.clamp_to_field(s.setup.field, _need_spot_point(spot)))
-    if s.ball == "live":
+    in_play = s.ball == "live"
+    if in_play:
         _stop(s)
     s.restart, s.attacking = retake, True
     _explain(s, "13.1", N_("{team}'s error is forgiven (one attack chance used): the attack starts again"), team=team)
+    assert s.restart is not None
+    _rule(s, ErrorForgiven(team, player, left, s.restart))
+    if in_play:
+        _awarded(s, retake=True)  # the ball was in play: the attack restarts (not a new award)
+    else:
+        _rule(s, RestartStands(s.restart, "13.1"))  # the restart being taken is taken again
     return True
 
 

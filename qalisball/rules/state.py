@@ -8,7 +8,7 @@ it, so a refused event leaves the caller's state untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from .book import BOOK_2_0, Book, RuleSetId
 from .book import RestartType as RestartType  # the rule books' restart types (book.py), re-exported
@@ -16,6 +16,9 @@ from .common import TEAMS, End, Team
 from .field import Field, Point
 from .shootout import Shootout
 from .v1 import BOOK_1_0
+
+if TYPE_CHECKING:
+    from .rulings import PenaltyInPlay, Ruling
 
 Phase = Literal["scheduled", "first_half", "halftime", "second_half", "shootout", "finished", "abandoned"]
 MultiAttackMode = Literal["off", "players", "teams", "trailing"]
@@ -262,6 +265,11 @@ class MatchState:
     confirmed: list[int | str] = field(default_factory=list)
     signatures: list[Signature] = field(default_factory=list)
     locked: bool = False
+    # A penalty taken whose attack goes on: a goal by its team converts it (10.8, rulings.py).
+    penalty_in_play: PenaltyInPlay | None = None
+    # What the engine ruled on the last event applied, in order (rulings.py): the replay's steps carry
+    # them. About that event, not the match: two states alike but for them are the same match.
+    rulings: tuple[Ruling, ...] = field(default=(), compare=False)
 
     def copy(self) -> MatchState:
         """A copy that shares everything immutable (setup, restarts, the shootout) and copies the rest.
