@@ -232,3 +232,15 @@ def test_D169_refusals_because_the_ball_is_dead_or_live_name_the_call_to_log_fir
     legal = legal_calls(m.engine_state, m.now)
     refusal = legal["reasons"][legal["calls"]["restart_taken"]["home"]]
     assert refusal["rule"] == "10.1" and refusal["next_call"] == "stoppage"
+
+
+def test_D39_legal_judges_a_representative_event_so_an_allowed_call_may_still_be_refused_for_a_player() -> None:
+    """D39: the console greys a call before the player is chosen, so ``legal`` asks the engine with a
+    representative event (no scorer for a goal); the engine still refuses a particular player when posted."""
+    m = EngineMatch()
+    m.kickoff("home", "x0")
+    m.take()
+    legal = legal_calls(m.engine_state, m.now)
+    assert legal["calls"]["goal"]["home"] is True
+    m.refused(Goal("home", 9), "7.1")  # allowed as a call, refused for a player on the bench
+    assert m.post(Goal("home", 3))["score"]["home"] == 1

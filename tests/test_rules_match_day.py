@@ -416,3 +416,51 @@ def test_D33_ending_a_half_is_judged_when_received_whatever_its_stamp(match: Eng
     # Stamped before time was up, ending the half is still judged when it arrives: the half's time is up.
     s = match.post(PeriodEnd(), at_ms=HALF - 1_000)
     assert s["phase"] == "halftime"
+
+
+# -- Story tests the decisions promised (docs/decisions.toml; issue 21 found them missing) ---------------
+
+
+def test_D34_an_amend_is_judged_at_the_replaced_events_time_and_an_insert_right_after_its_event(match: EngineMatch) -> None:
+    """D34 (M3): one log, one replay: a correction stands where the event it corrects happened."""
+    live(match)
+    to_clock(match, 50_000)
+    goal = match.post(Goal("home", 3))["seq"]  # at 0:50
+    match.take()
+    to_clock(match, 120_000)
+    match.correct("amend", {"target": goal, "event": {"type": "goal", "team": "home", "player": 4}, "reason": "#4"})
+    assert match.log[-1].fields["event"].get("at_ms") is None  # judged at the goal's 0:50, not at 2:00
+    s = match.state()
+    assert s["score"]["home"] == 1 and s["ball"] == "live"
+    # An amend or insert carries a call of the match, never a void; a void itself is not amended (D8).
+    match.correction_refused("amend", {"target": goal, "event": {"type": "void", "target": 1}, "reason": "x"})
+    void = match.void(match.seq)["seq"]
+    match.correction_refused("amend", {"target": void, "event": {"type": "goal", "team": "home"}, "reason": "x"})
+
+
+def test_D36_each_signs_once_the_referee_last_and_confirmations_survive_a_reopen(match: EngineMatch) -> None:
+    """D36 (M6): the referee's signature locks the match, so the captains and assistants sign first; a
+    reopen only of a locked match; a reopen keeps the confirmations and clears the signatures."""
+    finished(match)
+    match.refused(Reopen("not locked yet"), "M6")
+    match.post(Confirm(1))
+    match.post(Confirm(2))
+    match.post(Sign("home_captain", "李华"))
+    match.refused(Sign("home_captain", "李华"), "M6")  # once
+    assert match.post(Sign("referee", "裁判 Referee"))["locked"]
+    match.refused(Sign("assistant1", "助理 Assistant"), "M6")  # too late: the referee signs last
+    s = match.post(Reopen("wrong scorer on the sheet"), by="organiser")
+    assert s["confirmed"] == [1, 2] and s["signatures"] == [] and not s["locked"]
+
+
+def test_D37_a_renumbered_player_carries_the_new_number_everywhere_but_in_earlier_log_entries(match: EngineMatch) -> None:
+    """D37 (M2): the state renames the player at once (field, cards, fouls); the log keeps the number it was
+    logged with, and ``renumbered`` maps the new number to the first."""
+    live(match)
+    match.post(Foul("home", player=3, spot=(20.0, 10.0), card="yellow"))
+    foul_row = match.log[-1]
+    s = match.post(RosterChange("home", player=3, number=33))
+    home = s["teams"]["home"]
+    assert 33 in home["on_field"] and home["yellow"] == [33] and home["renumbered"] == {"33": 3}
+    assert "33" in home["fouls"] and "3" not in home["fouls"]
+    assert foul_row.fields["player"] == 3 and match.log[-2] is foul_row

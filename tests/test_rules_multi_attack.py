@@ -266,3 +266,31 @@ def test_13_1_note_4_ball_over_the_opponents_end_line_shows_the_team_was_attacki
     s = teams_match.post(Violation("ball_out_end", "home", spot=(30.0, 20.0)))
     # Forgiven: a free kick for home where the ball was last touched, one opportunity used.
     assert restart(s) == ("free_kick", "home", 30.0, 20.0) and s["teams"]["home"]["multi_attack"]["team"] == 1
+
+
+# -- Story tests the decisions promised (docs/decisions.toml; issue 21 found them missing) ---------------
+
+
+def test_D19_a_foul_on_an_official_is_never_forgiven(teams_match: EngineMatch) -> None:
+    """D19: a foul on an official is not part of play: multiple attack opportunities never forgive it."""
+    live(teams_match, "home")
+    s = teams_match.post(Foul("home", player=3, spot=(25.0, 10.0), on_official=True))
+    assert restart(s) == ("free_kick", "away", 25.0, 10.0)
+    assert s["teams"]["home"]["multi_attack"]["team"] is None  # nothing used: the error was not forgiven
+    # The same foul on a player is forgiven (test_13_1_attacking_foul_is_forgiven): the difference is the official.
+    again = make("teams", k=2, teams=("home",))
+    live(again, "home")
+    s = again.post(Foul("home", player=3, spot=(25.0, 10.0)))
+    assert restart(s) == ("free_kick", "home", 25.0, 10.0)
+
+
+def test_D31_the_ball_over_the_opponents_end_line_or_into_their_area_is_an_attack_forgiven() -> None:
+    """D31: 13.1's attacking state is inferred when the team with the ball sends it over the opponents' end
+    line or into their area, so a holder of opportunities is forgiven that error (home attacks towards xL)."""
+    m = make("teams", k=3, teams=("home",))
+    live(m, "home")
+    s = m.post(Violation("ball_out_end", "home", spot=(39.0, 20.0)))
+    assert restart(s)[:2] == ("free_kick", "home") and s["teams"]["home"]["multi_attack"]["team"] == 2
+    m.take()
+    s = m.post(Violation("ball_in_area", "home", spot=(38.5, 12.5)))
+    assert restart(s)[:2] == ("free_kick", "home") and s["teams"]["home"]["multi_attack"]["team"] == 1

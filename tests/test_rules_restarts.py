@@ -293,3 +293,27 @@ def test_13_1_a_restart_gives_possession_in_attacking_state(match: EngineMatch) 
     match.post(Steal("away", player=4))
     s = call(match, "ball_grounded", "away", spot=(20.0, 20.0))
     assert s["possession"] == "home" and s["attacking"] is True
+
+
+# -- Story tests the decisions promised (docs/decisions.toml; issue 21 found them missing) ---------------
+
+
+def test_D4_a_block_that_puts_the_ball_out_or_down_gives_the_restart_to_the_shooting_team(match: EngineMatch) -> None:
+    """D4: a block leaves the blocker as the last to touch the ball, so its call is the blocking team's
+    ball out or ball grounded, and the shooting team restarts."""
+    live(match, "home")  # home attacks and shoots; away blocks
+    s = call(match, "ball_out_side", "away", spot=(30.0, -1.0))
+    assert restart(s)[:2] == ("side_line", "home")
+    match.take()
+    s = call(match, "ball_grounded", "away", spot=(30.0, 6.0))
+    assert restart(s) == ("free_kick", "home", 30.0, 6.0)
+
+
+def test_D22_a_goals_scorer_may_be_left_out_but_a_named_scorer_is_on_the_scoring_teams_field(match: EngineMatch) -> None:
+    """D22: assistants call goals and may not see the number; a scorer given must be on the field (7.1)."""
+    live(match, "home")
+    s = match.post(Goal("home"))
+    assert s["score"]["home"] == 1
+    match.take()  # away's kickoff
+    match.refused(Goal("away", 9), "7.1")  # #9 is on away's bench
+    assert match.post(Goal("away", 2))["score"]["away"] == 1
