@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-cluster test lint bench system-deps clean
+.PHONY: run run-cluster test lint bench system-deps clean messages decisions
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,6 +31,16 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict --follow-imports=silent qalisball/rules
+
+# Words as data (issue 21): the catalogue's template from the code (babel.cfg's keywords), the engine's
+# messages the console needs (qalisball/match/engine_messages.py), and the decisions rendered (below).
+messages: $(STAMP) decisions
+	$(VENV)/bin/pybabel extract -F babel.cfg -o instance/messages.pot --sort-by-file .
+	$(PY) scripts/extract_engine_messages.py
+
+# docs/decisions.md, qalisball/web/decision_titles.py and the titles' Chinese, from docs/decisions.toml.
+decisions: $(STAMP)
+	$(PY) scripts/render_decisions.py
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py

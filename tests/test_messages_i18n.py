@@ -8,14 +8,18 @@ them in Chinese (Flask-Babel, translations/zh) when the request's language is Ch
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 import string
 from pathlib import Path
 from typing import Any
 
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
+from qalisball.match.engine_messages import ENGINE_MESSAGES
 from qalisball.server.demo import demo_request
 
 from .conftest import FakeClock, MatchDriver, auth
@@ -160,3 +164,50 @@ def test_every_rule_violation_is_raised_with_a_marked_template() -> None:
                 if not all(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "N_" for c in choices):
                     unmarked.append(f"{path.name}:{node.lineno}")
     assert not unmarked, unmarked
+
+
+# -- words as data (issue 21): extracted at build time, translated in one catalogue -----------------
+
+
+def _marked_messages() -> dict[tuple[str | None, str], str]:
+    """Every (context, message) babel.cfg's keywords mark in qalisball/ (N_, Np_, Npc_, _l), as `make messages`
+    extracts them, with where the first one is."""
+    with (ROOT / "babel.cfg").open(encoding="utf-8") as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    python = [(pattern, method) for pattern, method in method_map if method == "python"]
+    found: dict[tuple[str | None, str], str] = {}
+    for filename, line, message, _comments, context in extract_from_dir(str(ROOT), python, options_map, keywords={}):
+        if isinstance(message, str):
+            found.setdefault((context, message), f"{filename}:{line}")
+    return found
+
+
+def test_issue21_every_marked_message_of_the_code_has_its_chinese_in_the_one_catalogue() -> None:
+    """Refusal templates (N_), the rule book's titles (Np_), the report's labels (Npc_) and the screens' words
+    (_l): each has a Chinese translation in translations/zh with the same {fields}."""
+    marked = _marked_messages()
+    contexts = {context for context, _ in marked}
+    assert {None, "rule book", "report"} <= contexts and len(marked) > 600
+    with PO.open("rb") as f:
+        catalog = read_po(f, locale="zh")
+    missing, broken = [], []
+    for (context, message), where in sorted(marked.items(), key=lambda m: m[1]):
+        entry = catalog.get(message, context=context)
+        if entry is None or not entry.string:
+            missing.append(f"{where}: {context or ''} {message!r}")
+        elif _fields(str(entry.string)) != _fields(message):
+            broken.append((where, message, entry.string))
+    assert not missing, f"no Chinese for: {missing}"
+    assert not broken, f"a translation lost or added a {{field}}: {broken}"
+
+
+def test_issue21_the_consoles_engine_messages_are_extracted_at_build_time_and_up_to_date() -> None:
+    """qalisball/match/engine_messages.py is what Babel's extractor finds in the rule core (`make messages`);
+    the console's templates come from it, not from parsing rules/*.py when a page is served."""
+    spec = importlib.util.spec_from_file_location("extract_engine_messages", ROOT / "scripts" / "extract_engine_messages.py")
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    module = ROOT / "qalisball" / "match" / "engine_messages.py"
+    assert module.read_text(encoding="utf-8") == script.render(), "run `make messages`"
+    assert len(ENGINE_MESSAGES) > 60 and set(ENGINE_MESSAGES) <= _templates()

@@ -15,11 +15,9 @@ current. What the script needs is handed over once as JSON (``page-data``).
 
 from __future__ import annotations
 
-import ast
 import functools
 import unicodedata
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -29,6 +27,7 @@ from flask_babel import gettext
 from marshmallow import ValidationError
 
 from qalisball.match import notice_words
+from qalisball.match.engine_messages import ENGINE_MESSAGES
 from qalisball.match.schemas import parse_event
 from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
@@ -100,20 +99,10 @@ def _schema_needs_spot(entry: catalogue.EventType, variant: str | None) -> bool:
     return False
 
 
-RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
-
-
-@functools.cache
 def rule_messages() -> tuple[str, ...]:
-    """Every message the rule core marks with ``N_`` (refusal templates and the phrases they name)."""
-    found: dict[str, None] = {}
-    for path in sorted(RULES_DIR.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "N_":
-                arg = node.args[0] if node.args else None
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    found[arg.value] = None
-    return tuple(found)
+    """Every message the rule core marks with ``N_`` (refusal templates and the phrases they name), as
+    Babel's extractor found them at build time (`make messages`): no source is parsed at run time."""
+    return ENGINE_MESSAGES
 
 
 def rule_templates() -> dict[str, str]:

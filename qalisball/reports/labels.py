@@ -2,209 +2,225 @@
 
 The report shows both languages side by side ("Goals / 进球") unless ``?lang=en`` or ``?lang=zh``
 asks for one. Chinese terms follow the rule book 2.0 (rules/qalisball-v2.0.zh.txt).
+
+A label is its English here and its Chinese in the one catalogue, translations/zh (msgctxt "report", or a
+narrower "report: …" where the report words the same English two ways: "voided" is 撤销 as a kind of
+correction, 已撤销 as an event's status); both are read through gettext, never from the .po file.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from qalisball.web import i18n
+from qalisball.web.i18n import Npc_
 
 from ..rules import catalogue
 from ..rules.catalogue import MISCONDUCT_CODES
 
 LANGS = ("en", "zh")
-# The misconduct codes' Chinese labels live with every other translation (the console shows them too).
-ZH_CATALOG = Path(__file__).resolve().parent.parent.parent / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
 
-LABELS: dict[str, tuple[str, str]] = {
-    # Headings
-    "report": ("Match report", "比赛报告"),
-    "formats": ("Download", "下载"),
-    "provisional": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
-    "provisional_in_play": ("PROVISIONAL — the match is not over", "临时 — 比赛尚未结束"),
-    "provisional_unsigned": ("PROVISIONAL — not yet signed by the referee", "临时 — 主裁判尚未签字"),
-    "provisional_reopened": (
-        "PROVISIONAL — reopened by the organiser, to be signed again",
-        "临时 — 组织者已重新开启，须重新签字",
-    ),
-    "final": ("Final", "正式"),
-    "status_provisional": ("provisional", "临时"),
-    "status_final": ("final", "正式"),
-    "notes": ("How the numbers are counted", "统计说明"),
-    "result": ("Result", "比赛结果"),
-    "teams": ("Teams", "球队"),
-    "venue": ("Venue", "场地"),
-    "date": ("Date", "日期"),
-    "kicked_off_at": ("Kick-off", "开球时间"),
-    "officials": ("Officials", "裁判员"),
-    "lineups": ("Line-ups", "阵容"),
-    "timeline": ("Timeline", "比赛进程"),
-    "player_stats": ("Player statistics", "球员统计"),
-    "team_stats": ("Team statistics", "球队统计"),
-    "shootout": ("Penalty shootout", "罚球大战"),
-    "audit": ("Audit: corrections", "审计：更正记录"),
-    "sheet": ("Score sheet", "记分表"),
-    "confirmations": ("Score confirmed", "比分确认"),
-    "signatures": ("Signatures", "签字"),
-    "signed_as": ("Signed as", "签字身份"),
-    "signed_at": ("Signed at", "签字时间"),
-    "signature": ("Signature", "签名"),
-    "not_signed": ("not signed", "未签字"),
-    "locked": ("Locked: signed by the referee", "已锁定：主裁判已签字"),
-    "reopened": ("Reopened", "重新开启"),
-    "cleared_signatures": ("Signatures cleared", "已清除的签字"),
-    "referee_report": ("Referee's report", "裁判报告"),
-    "report_notes": ("Notes", "备注"),
-    "report_cards": ("Cards and their reasons", "出牌及原因"),
-    "about": ("About", "关于"),
-    "about_match": ("the match", "本场比赛"),
-    "note_by": ("Written by", "记录人"),
-    "card": ("Card", "牌"),
-    "card_yellow": ("Yellow card", "黄牌"),
-    "card_red": ("Red card", "红牌"),
-    "second_yellow": ("second yellow → sent off", "第二张黄牌 → 罚下"),
-    "sent_off": ("sent off", "罚下"),
-    "correction": ("Correction", "更正"),
-    "kind_void": ("voided", "撤销"),
-    "kind_amend": ("replaced", "更正"),
-    "kind_insert": ("added later", "补记"),
-    "kind_reopen": ("reopened", "重新开启"),
-    "replaced_by": ("Replaced by", "更正为"),
-    "inserted_after": ("Added after", "补记于其后"),
-    "status_stands": ("stands", "有效"),
-    "status_voided": ("voided", "已撤销"),
-    "status_replaced": ("replaced", "已更正"),
-    "roster_changes": ("Roster changes", "名单变更"),
-    "roster_added": ("late player added", "补报球员"),
-    "roster_renumbered": ("shirt number changed", "更改号码"),
-    "roster_renamed": ("name corrected", "更正姓名"),
-    "period_1": ("first half", "上半场"),
-    "period_2": ("second half", "下半场"),
-    "period_shootout": ("shootout", "罚球大战"),
-    "timezone": ("Time zone", "时区"),
-    "home_captain": ("Home captain", "主队队长"),
-    "away_captain": ("Away captain", "客队队长"),
-    "score_chart": ("Score over time", "比分变化"),
-    "field_diagram": ("Where fouls, violations and free kicks happened", "犯规、违例与任意球位置"),
-    "generated": ("Generated", "生成时间"),
-    "log_seq": ("Event log up to", "事件记录截至"),
-    "log_hash": ("Log hash (SHA-256 of the last event, chained)", "记录哈希（最后一条事件的 SHA-256，链式）"),
-    "damaged": (
-        "The event log is damaged: this report shows it only as far as it is proven",
-        "事件记录已损坏：本报告只显示可验证的部分",
-    ),
-    "status": ("Status", "状态"),
-    "phase": ("Phase", "阶段"),
-    "abandoned_reason": ("Abandoned", "比赛中止"),
-    "none": ("none", "无"),
-    # Result
-    "regulation": ("Regulation time", "常规时间"),
-    "shootout_score": ("Shootout", "罚球大战"),
-    "winner": ("Winner", "胜方"),
-    "half_score": ("Half", "半场"),
-    "draw_pending": ("not decided yet", "尚未决出"),
-    # Roles
-    "referee": ("Referee", "主裁判"),
-    "assistant1": ("Assistant referee 1", "助理裁判一"),
-    "assistant2": ("Assistant referee 2", "助理裁判二"),
-    "scorer": ("Scorer / timekeeper", "记分计时员"),
-    "organiser": ("Organiser", "组织者"),
-    # Phases
-    "scheduled": ("Before the match", "赛前"),
-    "first_half": ("First half", "上半场"),
-    "halftime": ("Half-time", "中场休息"),
-    "second_half": ("Second half", "下半场"),
-    "finished": ("Finished", "已结束"),
-    "abandoned": ("Abandoned", "已中止"),
-    "H1": ("H1", "上半场"),
-    "H2": ("H2", "下半场"),
-    "HT": ("HT", "中场"),
-    "SO": ("SO", "罚球大战"),
-    "PRE": ("pre", "赛前"),
-    "END": ("end", "赛后"),
-    # Line-ups
-    "number": ("No.", "号码"),
-    "name": ("Name", "姓名"),
-    "team": ("Team", "球队"),
-    "starters": ("Starters", "首发"),
-    "substitutes": ("Substitutes", "替补"),
-    "starter": ("Starter", "首发"),
-    "changes": ("Changes", "换人与离场"),
-    "came_on": ("On", "上场"),
-    "went_off": ("Off", "下场"),
-    "why": ("Why", "原因"),
-    "minutes": ("Minutes played", "出场分钟"),
-    "played": ("Time played", "出场时间"),
-    "sub_reason_substitution": ("substitution", "换人"),
-    "sub_reason_injury": ("injury", "受伤"),
-    "sub_reason_red_card": ("sent off", "红牌罚下"),
-    "sub_reason_second_yellow": ("second yellow → sent off", "第二张黄牌 → 罚下"),
-    "yes": ("yes", "是"),
-    # Timeline
-    "seq": ("#", "序号"),
-    "time": ("Time", "时间"),
-    "event": ("Event", "事件"),
-    "by": ("Logged by", "记录人"),
-    "restart_led_to": ("Restart", "发球"),
-    "score": ("Score", "比分"),
-    # Stats
-    "goals": ("Goals", "进球"),
-    "shots_missed": ("Missed shots", "投射未中"),
-    "violations": ("Violations", "违例"),
-    "violations_total": ("Violations", "违例"),
-    "fouls": ("Fouls committed", "犯规"),
-    "fouls_suffered": ("Fouls suffered", "被犯规"),
-    "yellow": ("Yellow cards", "黄牌"),
-    "red": ("Red cards", "红牌"),
-    "penalties_awarded": ("Penalties awarded", "获得罚球"),
-    "penalties_conceded": ("Penalties conceded", "送出罚球"),
-    "penalties_taken": ("Penalties taken", "主罚罚球"),
-    "penalties_converted": ("Penalties converted", "罚球命中"),
-    "multi_attack_used": ("Multi-attack opportunities used", "使用多次进攻机会"),
-    "shootout_kicks": ("Shootout kicks", "罚球大战出手"),
-    "shootout_scored": ("Shootout kicks scored", "罚球大战命中"),
-    "shootout_points": ("Shootout points", "罚球大战得分"),
-    "total": ("Total", "合计"),
-    # Shootout sheet
-    "round": ("Round", "轮次"),
-    "points": ("Points", "分值"),
-    "taker": ("Taker", "罚球手"),
-    "scored": ("Scored", "命中"),
-    "missed": ("Missed", "未中"),
-    "first_to_shoot": ("Shoots first", "先罚"),
-    "takers": ("Takers", "罚球手"),
-    # Audit
-    "voided_event": ("Voided event", "被撤销事件"),
-    "voided_by": ("Voided by", "撤销人"),
-    "voided_at": ("Voided at", "撤销时间"),
-    "reason": ("Reason", "原因"),
-    "logged_at": ("Logged at", "记录时间"),
-    # Charts
-    "legend_foul": ("foul", "犯规"),
-    "legend_violation": ("violation", "违例"),
-    "legend_free_kick": ("free kick", "任意球"),
-    "minute": ("minute", "分钟"),
-    # Restarts (10.1)
-    "kickoff": ("kickoff", "中圈开球"),
-    "end_line": ("end-line ball", "底线球"),
-    "side_line": ("side-line ball", "边线球"),
-    "free_kick": ("free kick", "任意球"),
-    "penalty": ("penalty", "罚球"),
-    # Violation kinds (8)
-    "ball_out_side": ("ball out over a side line", "球出边线"),
-    "ball_out_end": ("ball out over an end line", "球出底线"),
-    "ball_grounded": ("ball grounded", "球落地"),
-    "ball_in_area": ("ball in the area", "球落在禁区内"),
-    "player_in_area": ("player in the area", "球员进入禁区"),
-    "caught": ("caught-player violation", "被捕违例"),
-    "restart": ("restart violation", "发球违例"),
-    # Teams
-    "home": ("Home", "主队"),
-    "away": ("Away", "客队"),
-}
+
+class _Labels(Mapping[str, tuple[str, str]]):
+    """Label keys to their (English, Chinese), the Chinese looked up in the catalogue when asked."""
+
+    def __init__(self, words: dict[str, tuple[str, str]]) -> None:
+        self._words = words  # key -> (message context, English msgid)
+
+    def __getitem__(self, key: str) -> tuple[str, str]:
+        context, english = self._words[key]
+        return english, i18n.zh(english, context)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._words)
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
+LABELS: Mapping[str, tuple[str, str]] = _Labels(
+    {
+        # Headings
+        "report": Npc_("report", "Match report"),
+        "formats": Npc_("report", "Download"),
+        "provisional": Npc_("report", "PROVISIONAL — the match is not over"),
+        "provisional_in_play": Npc_("report", "PROVISIONAL — the match is not over"),
+        "provisional_unsigned": Npc_("report", "PROVISIONAL — not yet signed by the referee"),
+        "provisional_reopened": Npc_("report", "PROVISIONAL — reopened by the organiser, to be signed again"),
+        "final": Npc_("report", "Final"),
+        "status_provisional": Npc_("report", "provisional"),
+        "status_final": Npc_("report", "final"),
+        "notes": Npc_("report", "How the numbers are counted"),
+        "result": Npc_("report", "Result"),
+        "teams": Npc_("report", "Teams"),
+        "venue": Npc_("report", "Venue"),
+        "date": Npc_("report", "Date"),
+        "kicked_off_at": Npc_("report", "Kick-off"),
+        "officials": Npc_("report", "Officials"),
+        "lineups": Npc_("report", "Line-ups"),
+        "timeline": Npc_("report", "Timeline"),
+        "player_stats": Npc_("report", "Player statistics"),
+        "team_stats": Npc_("report", "Team statistics"),
+        "shootout": Npc_("report", "Penalty shootout"),
+        "audit": Npc_("report", "Audit: corrections"),
+        "sheet": Npc_("report", "Score sheet"),
+        "confirmations": Npc_("report", "Score confirmed"),
+        "signatures": Npc_("report", "Signatures"),
+        "signed_as": Npc_("report", "Signed as"),
+        "signed_at": Npc_("report", "Signed at"),
+        "signature": Npc_("report", "Signature"),
+        "not_signed": Npc_("report", "not signed"),
+        "locked": Npc_("report", "Locked: signed by the referee"),
+        "reopened": Npc_("report", "Reopened"),
+        "cleared_signatures": Npc_("report", "Signatures cleared"),
+        "referee_report": Npc_("report", "Referee's report"),
+        "report_notes": Npc_("report", "Notes"),
+        "report_cards": Npc_("report", "Cards and their reasons"),
+        "about": Npc_("report", "About"),
+        "about_match": Npc_("report", "the match"),
+        "note_by": Npc_("report", "Written by"),
+        "card": Npc_("report", "Card"),
+        "card_yellow": Npc_("report", "Yellow card"),
+        "card_red": Npc_("report", "Red card"),
+        "second_yellow": Npc_("report", "second yellow → sent off"),
+        "sent_off": Npc_("report", "sent off"),
+        "correction": Npc_("report", "Correction"),
+        "kind_void": Npc_("report: kind of correction", "voided"),
+        "kind_amend": Npc_("report: kind of correction", "replaced"),
+        "kind_insert": Npc_("report", "added later"),
+        "kind_reopen": Npc_("report", "reopened"),
+        "replaced_by": Npc_("report", "Replaced by"),
+        "inserted_after": Npc_("report", "Added after"),
+        "status_stands": Npc_("report", "stands"),
+        "status_voided": Npc_("report", "voided"),
+        "status_replaced": Npc_("report", "replaced"),
+        "roster_changes": Npc_("report", "Roster changes"),
+        "roster_added": Npc_("report", "late player added"),
+        "roster_renumbered": Npc_("report", "shirt number changed"),
+        "roster_renamed": Npc_("report", "name corrected"),
+        "period_1": Npc_("report", "first half"),
+        "period_2": Npc_("report", "second half"),
+        "period_shootout": Npc_("report", "shootout"),
+        "timezone": Npc_("report", "Time zone"),
+        "home_captain": Npc_("report", "Home captain"),
+        "away_captain": Npc_("report", "Away captain"),
+        "score_chart": Npc_("report", "Score over time"),
+        "field_diagram": Npc_("report", "Where fouls, violations and free kicks happened"),
+        "generated": Npc_("report", "Generated"),
+        "log_seq": Npc_("report", "Event log up to"),
+        "log_hash": Npc_("report", "Log hash (SHA-256 of the last event, chained)"),
+        "damaged": Npc_("report", "The event log is damaged: this report shows it only as far as it is proven"),
+        "status": Npc_("report", "Status"),
+        "phase": Npc_("report", "Phase"),
+        "abandoned_reason": Npc_("report: heading", "Abandoned"),
+        "none": Npc_("report", "none"),
+        # Result
+        "regulation": Npc_("report", "Regulation time"),
+        "shootout_score": Npc_("report", "Shootout"),
+        "winner": Npc_("report", "Winner"),
+        "half_score": Npc_("report", "Half"),
+        "draw_pending": Npc_("report", "not decided yet"),
+        # Roles
+        "referee": Npc_("report", "Referee"),
+        "assistant1": Npc_("report", "Assistant referee 1"),
+        "assistant2": Npc_("report", "Assistant referee 2"),
+        "scorer": Npc_("report", "Scorer / timekeeper"),
+        "organiser": Npc_("report", "Organiser"),
+        # Phases
+        "scheduled": Npc_("report", "Before the match"),
+        "first_half": Npc_("report", "First half"),
+        "halftime": Npc_("report", "Half-time"),
+        "second_half": Npc_("report", "Second half"),
+        "finished": Npc_("report", "Finished"),
+        "abandoned": Npc_("report", "Abandoned"),
+        "H1": Npc_("report", "H1"),
+        "H2": Npc_("report", "H2"),
+        "HT": Npc_("report", "HT"),
+        "SO": Npc_("report", "SO"),
+        "PRE": Npc_("report", "pre"),
+        "END": Npc_("report", "end"),
+        # Line-ups
+        "number": Npc_("report", "No."),
+        "name": Npc_("report", "Name"),
+        "team": Npc_("report", "Team"),
+        "starters": Npc_("report", "Starters"),
+        "substitutes": Npc_("report", "Substitutes"),
+        "starter": Npc_("report", "Starter"),
+        "changes": Npc_("report", "Changes"),
+        "came_on": Npc_("report", "On"),
+        "went_off": Npc_("report", "Off"),
+        "why": Npc_("report", "Why"),
+        "minutes": Npc_("report", "Minutes played"),
+        "played": Npc_("report", "Time played"),
+        "sub_reason_substitution": Npc_("report", "substitution"),
+        "sub_reason_injury": Npc_("report", "injury"),
+        "sub_reason_red_card": Npc_("report: why a player left", "sent off"),
+        "sub_reason_second_yellow": Npc_("report", "second yellow → sent off"),
+        "yes": Npc_("report", "yes"),
+        # Timeline
+        "seq": Npc_("report", "#"),
+        "time": Npc_("report", "Time"),
+        "event": Npc_("report", "Event"),
+        "by": Npc_("report", "Logged by"),
+        "restart_led_to": Npc_("report", "Restart"),
+        "score": Npc_("report", "Score"),
+        # Stats
+        "goals": Npc_("report", "Goals"),
+        "shots_missed": Npc_("report", "Missed shots"),
+        "violations": Npc_("report", "Violations"),
+        "violations_total": Npc_("report", "Violations"),
+        "fouls": Npc_("report", "Fouls committed"),
+        "fouls_suffered": Npc_("report", "Fouls suffered"),
+        "yellow": Npc_("report", "Yellow cards"),
+        "red": Npc_("report", "Red cards"),
+        "penalties_awarded": Npc_("report", "Penalties awarded"),
+        "penalties_conceded": Npc_("report", "Penalties conceded"),
+        "penalties_taken": Npc_("report", "Penalties taken"),
+        "penalties_converted": Npc_("report", "Penalties converted"),
+        "multi_attack_used": Npc_("report", "Multi-attack opportunities used"),
+        "shootout_kicks": Npc_("report", "Shootout kicks"),
+        "shootout_scored": Npc_("report", "Shootout kicks scored"),
+        "shootout_points": Npc_("report", "Shootout points"),
+        "total": Npc_("report", "Total"),
+        # Shootout sheet
+        "round": Npc_("report", "Round"),
+        "points": Npc_("report", "Points"),
+        "taker": Npc_("report", "Taker"),
+        "scored": Npc_("report", "Scored"),
+        "missed": Npc_("report", "Missed"),
+        "first_to_shoot": Npc_("report", "Shoots first"),
+        "takers": Npc_("report", "Takers"),
+        # Audit
+        "voided_event": Npc_("report", "Voided event"),
+        "voided_by": Npc_("report", "Voided by"),
+        "voided_at": Npc_("report", "Voided at"),
+        "reason": Npc_("report", "Reason"),
+        "logged_at": Npc_("report", "Logged at"),
+        # Charts
+        "legend_foul": Npc_("report", "foul"),
+        "legend_violation": Npc_("report", "violation"),
+        "legend_free_kick": Npc_("report", "free kick"),
+        "minute": Npc_("report", "minute"),
+        # Restarts (10.1)
+        "kickoff": Npc_("report", "kickoff"),
+        "end_line": Npc_("report", "end-line ball"),
+        "side_line": Npc_("report", "side-line ball"),
+        "free_kick": Npc_("report", "free kick"),
+        "penalty": Npc_("report", "penalty"),
+        # Violation kinds (8)
+        "ball_out_side": Npc_("report", "ball out over a side line"),
+        "ball_out_end": Npc_("report", "ball out over an end line"),
+        "ball_grounded": Npc_("report", "ball grounded"),
+        "ball_in_area": Npc_("report", "ball in the area"),
+        "player_in_area": Npc_("report", "player in the area"),
+        "caught": Npc_("report", "caught-player violation"),
+        "restart": Npc_("report", "restart violation"),
+        # Teams
+        "home": Npc_("report", "Home"),
+        "away": Npc_("report", "Away"),
+    }
+)
 
 # Every violation kind of the event catalogue, in its order; a kind without a report wording above
 # is labelled with the catalogue's label and its translation.
@@ -265,18 +281,9 @@ def both(key: str) -> dict[str, Any]:
     return {"en": en, "zh": zh}
 
 
-@cache
-def _zh_catalog() -> dict[str, str]:
-    from babel.messages.pofile import read_po
-
-    with ZH_CATALOG.open("rb") as f:
-        catalog = read_po(f)
-    return {str(m.id): str(m.string) for m in catalog if m.id and isinstance(m.id, str) and m.string}
-
-
 def misconduct_label(code: str) -> tuple[str, str]:
-    """A card reason's code (M7) in English and Chinese, from the catalogue and its translation."""
+    """A card reason's code (M7) in English and Chinese, from the catalogue and its translation (the console's)."""
     variant = next((v for v in MISCONDUCT_CODES if v.name == code), None)
     if variant is None:
         return code, code
-    return variant.label, _zh_catalog().get(variant.label, variant.label)
+    return variant.label, i18n.zh(variant.label)

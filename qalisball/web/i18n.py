@@ -16,10 +16,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from flask import Flask, Response, request
-from flask_babel import Babel, get_locale
+from babel.messages import mofile, pofile
+from babel.support import NullTranslations, Translations
+from flask import Flask, Response, has_app_context, request
+from flask_babel import Babel, force_locale, get_locale, pgettext
+from flask_babel import gettext as flask_gettext
 from flask_babel import lazy_gettext as _l
 
 from qalisball.rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
@@ -40,15 +41,48 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(current_language=current_language, html_lang=html_lang)
 
 
+def Np_(context: str, message: str) -> str:
+    """Mark ``message`` for extraction with a message context (``msgctxt``, as ``pgettext``); returns it unchanged.
+
+    babel.cfg extracts it (``Np_:1c,2``). The context keeps words of one store apart from the same English
+    elsewhere: the rule book's "Substitutions" or the report's "voided" may be translated differently there.
+    """
+    return message
+
+
+def Npc_(context: str, message: str) -> tuple[str, str]:
+    """As :func:`Np_`, but keeps the context with the message, for a table that translates it later
+    (babel.cfg extracts it as ``Npc_:1c,2``)."""
+    return context, message
+
+
+# The folder compile_catalogs last wrote, for translations asked outside any app (a script, a bench).
+_compiled: Path | None = None
+
+
 @functools.cache
-def _zh_catalog() -> dict[str, str]:
-    with (SOURCE / "zh" / "LC_MESSAGES" / "messages.po").open("rb") as f:
-        return {str(m.id): str(m.string) for m in read_po(f, locale="zh") if m.id and m.string}
+def _standalone(language: str) -> NullTranslations:
+    folder = _compiled or compile_catalogs(Path(tempfile.gettempdir()) / "qalisball-catalogs")
+    return Translations.load(str(folder), [language])
 
 
-def zh(msgid: str) -> str:
-    """The Chinese of a message id outside any request (reports print both languages at once)."""
-    return _zh_catalog().get(msgid, msgid)
+@functools.cache
+def in_language(language: str, message: str, context: str | None = None) -> str:
+    """``message`` (an English msgid) in ``language`` from the compiled catalogue, whatever the request's
+    language: the report prints both languages at once, the rule book's titles are asked per language.
+
+    Cached: the catalogue is compiled once, when the app starts.
+    """
+    if has_app_context():
+        with force_locale(language):
+            return str(pgettext(context, message) if context else flask_gettext(message))
+    translations = _standalone(language)
+    return translations.pgettext(context, message) if context else translations.gettext(message)
+
+
+def zh(msgid: str, context: str | None = None) -> str:
+    """The Chinese of a message id outside the request's language (reports print both languages at once)."""
+    return in_language("zh", msgid, context)
 
 
 def select_language() -> str:
@@ -86,6 +120,7 @@ def compile_catalogs(instance: Path) -> Path:
     Recompiled only when a ``.po`` is newer than its ``.mo``; written to a temporary file and renamed,
     so several server processes starting at once never read half a catalog.
     """
+    global _compiled
     target = instance / "translations"
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -98,11 +133,12 @@ def compile_catalogs(instance: Path) -> Path:
             continue
         mo.parent.mkdir(parents=True, exist_ok=True)
         with po.open("rb") as f:
-            catalog = read_po(f, locale=po.parts[-3])
+            catalog = pofile.read_po(f, locale=po.parts[-3])
         fd, tmp = tempfile.mkstemp(dir=mo.parent, suffix=".mo.tmp")
         with os.fdopen(fd, "wb") as out:
-            write_mo(out, catalog)
+            mofile.write_mo(out, catalog)
         os.replace(tmp, mo)
+    _compiled = target
     return target
 
 
