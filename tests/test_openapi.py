@@ -63,6 +63,10 @@ def test_every_route_is_described_not_just_listed(doc: dict[str, Any]) -> None:
     """A new route without an entry in server/api_docs.py's table shows up as 'undescribed': this names it."""
     bare = [f"{m.upper()} {p}" for p, ops in doc["paths"].items() for m, op in ops.items() if op["tags"] == ["undescribed"]]
     assert not bare, bare
+    # Every tag is declared, with its words, in the order the viewer shows them (the API first, the pages last).
+    declared = [t["name"] for t in doc["tags"]]
+    assert declared[0] == "matches" and declared[-1] == "pages"
+    assert {t for ops in doc["paths"].values() for op in ops.values() for t in op["tags"]} == set(declared)
 
 
 def test_pages_are_listed_as_html_and_the_api_as_json(doc: dict[str, Any]) -> None:

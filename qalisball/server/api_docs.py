@@ -38,6 +38,13 @@ DESCRIPTION = (
     "that validate each request. Event types, their fields, who may log them and their labels in Chinese and "
     "English: `GET /api/catalogue`. The pages are listed too (tag `pages`), as HTML; Socket.IO is not described here."
 )
+TAGS = {
+    "matches": 'Matches, their events and the match day (API.md "Matches", "Events", "Match day")',
+    "competitions": 'Kept teams and officials, competitions, fixtures, protests (API.md "Competitions")',
+    "venue screens": "Venue screens, slides and team logos (docs/api-extras.md)",
+    "documentation": "The event catalogue and this description (issue 23)",
+    "pages": 'The pages for people, in HTML (README "Pages"): listed so that the description covers every route',
+}
 # Flask's static files are not an interface (a script's or a stylesheet's name may change with any release).
 EXCLUDED = ("static",)
 
@@ -374,6 +381,7 @@ def document(app: Flask) -> dict[str, Any]:
         description=DESCRIPTION,
         schema_name=schema_name,
         schemas={schema_name(s): s for s in ms.EVENT_SCHEMAS.values()},
+        tags=TAGS,
         exclude=EXCLUDED,
     )
     return _finish(doc)

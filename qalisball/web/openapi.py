@@ -119,12 +119,14 @@ def build(
     description: str,
     schema_name: Callable[[type[Schema]], str],
     schemas: Mapping[str, type[Schema]] = {},
+    tags: Mapping[str, str] = {},
     exclude: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The OpenAPI document of ``app``: every route but the ``exclude``d endpoints, described by ``operations``
     where it has an entry (keyed by method and Flask rule: ``("GET", "/api/matches/<match_id>")``, the contract's
     own names, which outlive a module's or endpoint's), else as a bare operation named after its endpoint.
-    ``schemas``: marshmallow schemas to add as components under these names (the resolver names the rest)."""
+    ``schemas``: marshmallow schemas to add as components under these names (the resolver names the rest);
+    ``tags``: the operations' tags with their descriptions, in the order a viewer shows them."""
 
     def resolver(schema: type[Schema] | Schema) -> str:
         cls = schema if isinstance(schema, type) else type(schema)
@@ -148,6 +150,8 @@ def build(
         },
     )
     spec.components.schema("Error", ERROR_SCHEMA)
+    for tag, words in tags.items():
+        spec.tag({"name": tag, "description": words})
     for name, cls in schemas.items():  # components that operations reference by name (a oneOf of them)
         spec.components.schema(name, schema=cls)
     skip = set(exclude)
