@@ -119,7 +119,7 @@ def test_issue21_D27_points_at_the_function_that_refuses_a_void_of_a_void() -> N
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_issue21_the_rule_books_decision_titles_are_the_tomls_through_the_catalogue(app: Any, language: str) -> None:
     with app.app_context():
-        for d in DECISIONS:
+        for d in (d for d in DECISIONS if d.id.startswith("D")):  # the screens' S1–S5 are no rules: never cited
             assert rulebook.title(d.id, language) == (d.title_zh if language == "zh" else d.title_en), d.id
 
 
