@@ -1333,3 +1333,45 @@ def test_pdf_worker_that_died_is_replaced(client: FlaskClient, match: MatchDrive
     match.take()  # a new seq: not the kept PDF
     r = client.get(f"/matches/{match.id}/report.pdf")
     assert r.status_code == 200 and "人大 Renmin" in _pdftotext(r.data, tmp_path)
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 21: the report counts the engine's rulings (rules/rulings.py) instead of inferring them
+
+
+def _engine_report(m: Any) -> dict[str, Any]:
+    from qalisball.reports.stats import build_report
+
+    return build_report("m", {"starts_at": "2026-12-05T14:00:00+08:00"}, m.setup, m.log, m.now)
+
+
+def test_13_1_issue21_a_free_kick_retaken_after_a_forgiven_error_in_taking_it_is_one_circle_on_the_field() -> None:
+    from qalisball.rules.events import Violation
+    from qalisball.rules.state import MultiAttackRules
+    from tests.calls import live
+    from tests.engine_driver import EngineMatch, demo_setup
+
+    m = EngineMatch(demo_setup(multi_attack=MultiAttackRules("teams", 3, ("home", "away"))))
+    live(m, "home")
+    m.post(Violation("ball_grounded", "away", spot=(20.0, 5.0)))  # a free kick for home, awarded
+    m.post(Violation("restart", "home", player=2))  # forgiven: the same free kick is taken again
+    r = _engine_report(m)
+    assert [(k["seq"], k["team"]) for k in r["charts"]["field_marks"] if k["kind"] == "free_kick"] == [(4, "home")]
+    assert r["stats"]["teams"]["home"]["multi_attack_used"] == 1
+
+
+def test_D21_issue21_a_card_after_time_up_uses_no_multi_attack_opportunity() -> None:
+    from qalisball.rules.events import Foul, Violation
+    from qalisball.rules.state import MultiAttackRules
+    from tests.calls import live
+    from tests.engine_driver import EngineMatch, demo_setup
+
+    m = EngineMatch(demo_setup(multi_attack=MultiAttackRules("teams", 3, ("home", "away"))))
+    live(m, "home")
+    m.post(Violation("ball_grounded", "away", spot=(20.0, 5.0)))  # home holds the free kick
+    m.advance(m.setup.rules.half_ms)
+    m.post(Foul("home", 2, card="yellow"))  # time up: only the card counts (D21)
+    r = _engine_report(m)
+    assert r["stats"]["teams"]["home"]["multi_attack_used"] == 0
+    assert r["timeline"][-1]["multi_attack_used"] is False
+    assert r["timeline"][-1]["restart"]["team"] == "home"  # the pending free kick stands
