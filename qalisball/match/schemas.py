@@ -20,8 +20,10 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 from PIL import Image
 
 from qalisball.match.envelope import ParsedEvent
+from qalisball.rules.book import RULE_SET_IDS
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
 from qalisball.rules.events import EVENT_TYPES
+from qalisball.rules.state import BOOKS
 
 TEAM = validate.OneOf(["home", "away"])
 HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")
@@ -153,6 +155,10 @@ class MultiAttackSchema(_Strict):
 
 
 class RulesSchema(_Strict):
+    # SPEC §11.2: the rule book the match is played under, fixed for its life (API.md ``rule_set``).
+    rule_set = fields.String(load_default="2.0", validate=validate.OneOf(RULE_SET_IDS))
+    # V1-D2: a level 1.0 match goes on to the shootout (a competition's knockout fixtures); 1.0 only.
+    shootout_on_draw = StrictBool(load_default=False)
     half_minutes = StrictFloat(load_default=30, validate=validate.Range(min=0.1, max=120))
     halftime_minutes = StrictFloat(load_default=10, validate=validate.Range(min=0, max=120))
     shootout_rounds = fields.Integer(load_default=4, strict=True, validate=validate.Range(min=1, max=20))
@@ -202,6 +208,7 @@ class MatchSchema(_Strict):
                 continue
             if len(t["starting"]) != n:
                 errors[f"{team}.starting"] = [f"must name exactly {n} starters, not {len(t['starting'])}"]
+        errors.update(rule_set_problems(data.get("rules") or {}, data.get("field") or {}))
         ma = (data.get("rules") or {}).get("multi_attack") or {}
         for team, numbers in (ma.get("players") or {}).items():
             roster = {p["number"] for p in (data.get(team) or {}).get("players", [])}
@@ -210,6 +217,35 @@ class MatchSchema(_Strict):
                 errors[f"rules.multi_attack.players.{team}"] = [f"not on {team}'s roster: {unknown}"]
         if errors:
             raise ValidationError(errors)
+
+
+def rule_set_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str, list[str]]:
+    """What a match's rule set does not allow in its other settings (SPEC §11.2, §11.3; 400 ``invalid``).
+
+    The field's size and side lines (V1-1, V1-D3), multiple attack opportunities (V1-D15), and
+    ``shootout_on_draw``, which only 1.0 has (V1-D2). Keys are the request's dotted field names.
+    """
+    rule_set = rules.get("rule_set", "2.0")
+    book = BOOKS.get(rule_set)
+    if book is None:
+        return {}  # the field's own validator has refused it
+    problems: dict[str, list[str]] = {}
+    (low, high), length = book.length_m, field.get("length")
+    if length is not None and not low <= length <= high:
+        problems["field.length"] = [f"rule book {rule_set}: the length is {low:g}–{high:g} m"]
+    wlow, whigh = book.width_m
+    width = field.get("width")
+    if width is not None and (width < wlow or (whigh is not None and width > whigh)):
+        bounds = f"{wlow:g}–{whigh:g} m" if whigh is not None else f"at least {wlow:g} m"
+        problems["field.width"] = [f"rule book {rule_set}: the width is {bounds}"]
+    if book.side_lines_required and field.get("side_lines") is False:
+        problems["field.side_lines"] = [f"rule book {rule_set} restarts at the side lines: the field must have them"]
+    mode = (rules.get("multi_attack") or {}).get("mode", "off")
+    if not book.multi_attack and mode != "off":
+        problems["rules.multi_attack.mode"] = [f"rule book {rule_set} has no multiple attack opportunities: must be off"]
+    if book.shootout and rules.get("shootout_on_draw"):
+        problems["rules.shootout_on_draw"] = [f"rule book {rule_set} always has a shootout: only a 1.0 match may set it"]
+    return problems
 
 
 # ----------------------------------------------------------------------------------------------

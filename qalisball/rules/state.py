@@ -69,7 +69,7 @@ class MultiAttackRules:
         return dict(self.players).get(team, ()) if self.mode == "players" else ()
 
 
-_BOOKS: dict[RuleSetId, Book] = {"2.0": BOOK_2_0, "1.0": BOOK_1_0}
+BOOKS: dict[RuleSetId, Book] = {"2.0": BOOK_2_0, "1.0": BOOK_1_0}
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class RuleSet:
     @property
     def book(self) -> Book:
         """The rule book's data the engine looks up (book.py, v1.py)."""
-        return _BOOKS[self.rule_set]
+        return BOOKS[self.rule_set]
 
     @property
     def level_goes_to_shootout(self) -> bool:
