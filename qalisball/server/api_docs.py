@@ -352,6 +352,8 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/screens"): _page("The organiser's venue screens", token=True),
         ("GET", "/screens/<name>"): _page("A venue's big screen"),
         ("GET", "/images/<image_id>"): _page("An uploaded image", "image/*"),
+        ("GET", "/docs/"): _page("The documentation site (`make docs` builds it; 404 says how until then)"),
+        ("GET", "/docs/<path:filename>"): _page("A page or file of the documentation site", "*/*"),
         ("POST", "/sign-in"): _page("Sign in with a token (a form)", body_schema=_JSON_OBJECT, body_media=_FORM, status=303),
         ("POST", "/forget-token"): _page(
             "Forget the organiser token on this device", body_schema=_JSON_OBJECT, body_media=_FORM, status=303

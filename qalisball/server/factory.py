@@ -114,6 +114,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from qalisball.server import api_docs
 
     api_docs.init_app(app)  # /api/catalogue, /api/openapi.json and its viewer /api/docs (issue 23)
+    from qalisball.server import docs_site
+
+    docs_site.init_app(app, ROOT / "instance" / "docs-site")  # the MkDocs site `make docs` builds, under /docs
     return app
 
 
