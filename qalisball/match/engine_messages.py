@@ -168,6 +168,8 @@ ENGINE_MESSAGES: tuple[str, ...] = (
     "{team}'s #{player} was sent off and may not take a shootout kick; name another player",
     "the shootout is already decided: {winner} won {won}–{lost}",
     "it is {due}'s {points}-point shot (#{player}), not {team}'s",
+    "{team} kicks next, for {points} point(s), taker #{player}",
+    "the shootout is decided: {team} wins",
     "a male player may not touch a female player in a mixed match: log the contact as a foul by his team",
     "the kickoff is a pass: a goal straight from the kickoff does not count",
     "rule book 1.0 has no cards: record the misconduct in a note",
