@@ -165,23 +165,22 @@ def test_patches_add_and_drop_keys_by_replacing_the_object_that_changed() -> Non
 
 
 def test_D91_the_pages_rebuild_the_same_states_from_the_patches(app: Flask, match: MatchDriver) -> None:
-    """static/js/common.js (``Q.patched``, run by Node) turns the updates into the states API.md's clients get."""
+    """static/js/lib/patch.js (``patched``, run by Node) turns the updates into the states API.md's clients get."""
     sio, first = _join(app, {"match": match.id, "updates": True})
     legacy, _ = _join(app, {"match": match.id})
     _play(match)
     updates = [u for _, u in _received(sio)]
     expected = [s for n, s in _received(legacy) if n == "state"]
     script = """
-const vm = require("vm"), fs = require("fs");
-const ctx = { window: {}, document: { getElementById: () => null }, structuredClone, JSON };
-vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8"), ctx);
-const Q = ctx.window.Q, input = JSON.parse(fs.readFileSync(0, "utf8"));
+import { readFileSync } from "node:fs";
+const { patched } = await import(process.argv[1]);
+const input = JSON.parse(readFileSync(0, "utf8"));
 let s = input.first; const out = [];
-for (const u of input.updates) { s = u.state || (s.seq === u.base ? Q.patched(s, u.patch) : null); out.push(s); }
+for (const u of input.updates) { s = u.state || (s.seq === u.base ? patched(s, u.patch) : null); out.push(s); }
 process.stdout.write(JSON.stringify(out));
 """
     done = subprocess.run(
-        ["node", "-e", script, str(ROOT / "static" / "js" / "common.js")],
+        ["node", "--input-type=module", "-e", script, (ROOT / "static" / "js" / "lib" / "patch.js").as_uri()],
         input=json.dumps({"first": first, "updates": updates}),
         capture_output=True,
         text=True,

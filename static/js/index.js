@@ -5,16 +5,19 @@
  * the field it concerns. The server checks again: each message of its 400 `fields` map is shown the
  * same way, next to its field (translated when it is one of the messages we know).
  */
-(function () {
-  "use strict";
-  var T = Q.T;
-  // The organiser token is in an HttpOnly cookie (a ?token= link was exchanged for it: D53); the server
-  // says whether this device holds it, and hands the page its CSRF token (D54).
-  if (!Q.data.organiser) return;
+import { T, data } from "./lib/page.js";
+import { $, show } from "./lib/dom.js";
+import { fmt } from "./lib/words.js";
+import { authHeaders } from "./lib/forms.js";
+// The organiser token is in an HttpOnly cookie (a ?token= link was exchanged for it: D53); the server
+// says whether this device holds it, and hands the page its CSRF token (D54).
+if (data.organiser) organiserForms();
+
+function organiserForms() {
 
   var TEAMS = ["home", "away"];
   var OFFICIALS = ["referee", "assistant1", "assistant2", "scorer"];
-  var form = Q.$("create");
+  var form = $("create");
   function val(name) { var n = form.elements[name]; return n ? n.value.trim() : ""; }
   function tokens(text) { return text.split(/[\s,，、]+/).filter(Boolean); }
   function numbers(text) {
@@ -33,7 +36,7 @@
       if (!text) return;
       var m = text.match(/^#?(\d+)[\s.:：、-]+(.+)$/);
       if (m) players.push({ number: Number(m[1]), name: m[2].trim() });
-      else errors.push([t + ".players", Q.fmt(T.err_line, { n: i + 1, line: text })]);
+      else errors.push([t + ".players", fmt(T.err_line, { n: i + 1, line: text })]);
     });
     return players;
   }
@@ -47,16 +50,16 @@
     if (!name) errors.push([t + ".name", T.err_required]);
     if (!players.length && !errors.some(function (e) { return e[0] === t + ".players"; })) errors.push([t + ".players", T.err_no_players]);
     var dup = repeated(shirts);
-    if (dup.length) errors.push([t + ".players", Q.fmt(T.err_dup_numbers, { numbers: list(dup) })]);
+    if (dup.length) errors.push([t + ".players", fmt(T.err_dup_numbers, { numbers: list(dup) })]);
     var junk = tokens(startText).filter(function (x) { return !Number.isInteger(Number(x)); });
-    if (junk.length) errors.push([t + ".starting", Q.fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
+    if (junk.length) errors.push([t + ".starting", fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
     if (startText) {
       var unknown = starting.filter(function (n) { return shirts.indexOf(n) < 0; });
-      if (unknown.length && players.length) errors.push([t + ".starting", Q.fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
+      if (unknown.length && players.length) errors.push([t + ".starting", fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
       if (repeated(starting).length) errors.push([t + ".starting", T.err_starter_twice]);
-      if (starting.length !== starters && starters) errors.push([t + ".starting", Q.fmt(T.err_starters_count, { n: starters, got: starting.length })]);
+      if (starting.length !== starters && starters) errors.push([t + ".starting", fmt(T.err_starters_count, { n: starters, got: starting.length })]);
     } else {
-      if (players.length && players.length < starters) errors.push([t + ".players", Q.fmt(T.err_too_few_players, { n: starters, got: players.length })]);
+      if (players.length && players.length < starters) errors.push([t + ".players", fmt(T.err_too_few_players, { n: starters, got: players.length })]);
       starting = players.slice(0, starters).map(function (p) { return p.number; });
     }
     return { name: name, color: val(t + ".color"), players: players, starting: starting };
@@ -69,8 +72,8 @@
       var v = Number(raw);
       var min = input.getAttribute("min"), max = input.getAttribute("max");
       if (raw === "" || !isFinite(v)) errors.push([input.name, T.err_number]);
-      else if (min !== null && max !== null && (v < Number(min) || v > Number(max))) errors.push([input.name, Q.fmt(T.err_range, { min: min, max: max })]);
-      else if (min !== null && v < Number(min)) errors.push([input.name, Q.fmt(T.err_min, { min: min })]);
+      else if (min !== null && max !== null && (v < Number(min) || v > Number(max))) errors.push([input.name, fmt(T.err_range, { min: min, max: max })]);
+      else if (min !== null && v < Number(min)) errors.push([input.name, fmt(T.err_min, { min: min })]);
     });
   }
 
@@ -87,10 +90,10 @@
       var name = "rules.multi_attack.players." + t;
       maPlayers[t] = numbers(val(name));
       var junk = tokens(val(name)).filter(function (x) { return !Number.isInteger(Number(x)); });
-      if (junk.length) errors.push([name, Q.fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
+      if (junk.length) errors.push([name, fmt(T.err_not_numbers, { items: junk.join(T.sep) })]);
       var roster = (t === "home" ? home : away).players.map(function (p) { return p.number; });
       var unknown = maPlayers[t].filter(function (n) { return roster.indexOf(n) < 0; });
-      if (unknown.length && roster.length) errors.push([name, Q.fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
+      if (unknown.length && roster.length) errors.push([name, fmt(T.err_not_on_roster, { numbers: list(unknown) })]);
     });
     if (mode === "teams" && !maTeams.length) errors.push(["rules.multi_attack.teams", T.err_ma_teams]);
     if (mode === "players" && !maPlayers.home.length && !maPlayers.away.length) errors.push(["rules.multi_attack.players", T.err_ma_players]);
@@ -125,17 +128,17 @@
 
   /* The server's messages (qalisball/match/schemas.py and marshmallow's), in the page's language. */
   var KNOWN = [
-    [/^shirt numbers must be unique: \[(.*)\] repeated$/, function (m) { return Q.fmt(T.err_dup_numbers, { numbers: list(m[1].split(/,\s*/)) }); }],
-    [/^not on (?:the|\w+'s) roster: \[(.*)\]$/, function (m) { return Q.fmt(T.err_not_on_roster, { numbers: list(m[1].split(/,\s*/)) }); }],
+    [/^shirt numbers must be unique: \[(.*)\] repeated$/, function (m) { return fmt(T.err_dup_numbers, { numbers: list(m[1].split(/,\s*/)) }); }],
+    [/^not on (?:the|\w+'s) roster: \[(.*)\]$/, function (m) { return fmt(T.err_not_on_roster, { numbers: list(m[1].split(/,\s*/)) }); }],
     [/^a starter is named twice$/, function () { return T.err_starter_twice; }],
-    [/^must name exactly (\d+) starters, not (\d+)$/, function (m) { return Q.fmt(T.err_starters_count, { n: m[1], got: m[2] }); }],
+    [/^must name exactly (\d+) starters, not (\d+)$/, function (m) { return fmt(T.err_starters_count, { n: m[1], got: m[2] }); }],
     [/^with side lines the length must exceed the width/, function () { return T.err_length_width; }],
     [/^name one or both teams for mode/, function () { return T.err_ma_teams; }],
     [/^name the designated players for mode/, function () { return T.err_ma_players; }],
     [/^Missing data for required field\.$/, function () { return T.err_required; }],
-    [/^Must be greater than or equal to (\S+) and less than or equal to (\S+)\.$/, function (m) { return Q.fmt(T.err_range, { min: m[1], max: m[2] }); }],
-    [/^Must be greater than or equal to (\S+)\.$/, function (m) { return Q.fmt(T.err_min, { min: m[1] }); }],
-    [/^Length must be between (\d+) and (\d+)\.$/, function (m) { return Q.fmt(T.err_length, { min: m[1], max: m[2] }); }],
+    [/^Must be greater than or equal to (\S+) and less than or equal to (\S+)\.$/, function (m) { return fmt(T.err_range, { min: m[1], max: m[2] }); }],
+    [/^Must be greater than or equal to (\S+)\.$/, function (m) { return fmt(T.err_min, { min: m[1] }); }],
+    [/^Length must be between (\d+) and (\d+)\.$/, function (m) { return fmt(T.err_length, { min: m[1], max: m[2] }); }],
     [/^Not a valid (?:integer|number)\.$/, function () { return T.err_number; }],
   ];
   function translate(msg) {
@@ -197,7 +200,7 @@
   }
 
   function showErrors(errors) {
-    var err = Q.$("create-error");
+    var err = $("create-error");
     var summary = [];
     var first = null;
     errors.forEach(function (e) {
@@ -211,7 +214,7 @@
         return;
       }
       var id = "err-" + input.name.replace(/\W/g, "-");
-      var note = Q.$(id);
+      var note = $(id);
       if (!note) {
         note = document.createElement("small");
         note.className = "field-error";
@@ -226,23 +229,23 @@
       summary.push(labelOf(input) + T.colon + msg);
       first = first || input;
     });
-    err.textContent = [Q.fmt(T.form_errors_n, { n: errors.length })].concat(summary).join("\n");
-    Q.show(err, true);
+    err.textContent = [fmt(T.form_errors_n, { n: errors.length })].concat(summary).join("\n");
+    show(err, true);
     err.scrollIntoView({ block: "nearest" });
     if (first) first.focus({ preventScroll: true });
   }
 
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
-    var err = Q.$("create-error");
-    Q.show(err, false);
+    var err = $("create-error");
+    show(err, false);
     clearErrors();
     var errors = [];
     var body = build(errors);
     if (errors.length) { showErrors(errors); return; }
     fetch("/api/matches", {
       method: "POST",
-      headers: Q.authHeaders({ "Content-Type": "application/json" }),
+      headers: authHeaders({ "Content-Type": "application/json" }),
       body: JSON.stringify(body),
     })
       .then(function (r) { return r.json().then(function (data) { return { status: r.status, data: data }; }); })
@@ -253,7 +256,7 @@
         }
         if (res.status === 401) {
           err.textContent = T.organiser_token_rejected;
-          Q.show(err, true);
+          show(err, true);
           return;
         }
         var found = flatten(res.data.fields, "", []);
@@ -262,7 +265,7 @@
       })
       .catch(function (e) {
         err.textContent = T.offline + T.colon + e;
-        Q.show(err, true);
+        show(err, true);
       });
   });
-})();
+}

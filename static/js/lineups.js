@@ -1,36 +1,40 @@
 /* The line-ups screen: both teams' players on the field and on the bench, live (a substitution moves
  * a name), the officials; names fitted into their boxes as on the scoreboard. */
-(function () {
-  "use strict";
-  var state = Q.data.state;
+import { V, data } from "./lib/page.js";
+import { $, esc, fit, setHtml, setText, show } from "./lib/dom.js";
+import { newer } from "./lib/clock.js";
+import { playerName } from "./lib/players.js";
+import { drawStarts } from "./lib/header.js";
+import { connect } from "./lib/connection.js";
+import "./lib/offline.js";
+var state = data.state;
 
-  function list(t, numbers) {
-    return numbers.map(function (n) {
-      return "<li><b>" + n + "</b> " + Q.esc(Q.playerName(t, n)) + "</li>";
-    }).join("");
-  }
-  function draw() {
-    var s = state;
-    ["home", "away"].forEach(function (t) {
-      Q.setHtml(t + "-on", list(t, s.teams[t].on_field));
-      Q.setHtml(t + "-bench", list(t, s.teams[t].bench));
-      Q.fit(Q.$(t + "-name"), 10);
-      Q.fit(Q.$(t + "-lists"), 8);
-    });
-    Q.setText("phase", Q.V.phase[s.phase]);
-    Q.setText("lu-score", s.score.home + "–" + s.score.away);
-    Q.show("lu-score", s.phase !== "scheduled");
-    Q.drawStarts(s);
-  }
-  Q.connect(Q.data.match, {
-    state: function (s) {
-      if (!Q.newer(state, s)) return;
-      state = s;
-      draw();
-    },
-    logos: function () { location.reload(); }, // a team's logo changed: the server draws it
+function list(t, numbers) {
+  return numbers.map(function (n) {
+    return "<li><b>" + n + "</b> " + esc(playerName(t, n)) + "</li>";
+  }).join("");
+}
+function draw() {
+  var s = state;
+  ["home", "away"].forEach(function (t) {
+    setHtml(t + "-on", list(t, s.teams[t].on_field));
+    setHtml(t + "-bench", list(t, s.teams[t].bench));
+    fit($(t + "-name"), 10);
+    fit($(t + "-lists"), 8);
   });
-  window.addEventListener("resize", draw);
-  draw();
-  document.body.setAttribute("data-ready", "1");
-})();
+  setText("phase", V.phase[s.phase]);
+  setText("lu-score", s.score.home + "–" + s.score.away);
+  show("lu-score", s.phase !== "scheduled");
+  drawStarts(s);
+}
+connect(data.match, {
+  state: function (s) {
+    if (!newer(state, s)) return;
+    state = s;
+    draw();
+  },
+  logos: function () { location.reload(); }, // a team's logo changed: the server draws it
+});
+window.addEventListener("resize", draw);
+draw();
+document.body.setAttribute("data-ready", "1");

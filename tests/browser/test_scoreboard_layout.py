@@ -76,7 +76,7 @@ def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def check_layout(page: Page, label: str) -> dict[str, Any]:
     page.wait_for_selector("body[data-ready]")
     page.evaluate("document.fonts.ready.then(() => true)")
-    page.evaluate("Q.fitAll(true)")
+    page.evaluate("import('/static/js/scoreboard.js').then(m => m.fitAll(true))")  # the page's module (issue 21: no global)
     found: dict[str, Any] = page.evaluate(BOXES, [PIECES, FITTED])
     boxes = found["boxes"]
     problems = list(found["overflow"])

@@ -217,7 +217,7 @@ def test_1_3_a_whole_match_with_a_shootout_from_the_pages_alone(devices: Devices
             page.goto(path)
             expect(page.locator("html")).to_have_attribute("lang", "zh-CN" if lang == "zh" else "en")
             if name not in ("index", "officials"):
-                page.wait_for_function("window.Q && Q.socket && Q.socket.connected")
+                page.wait_for_selector("body[data-live]")  # the page's connection has its state
             if name == "index":  # the result, shootout included, and the way to the report
                 card = page.locator(f'[data-match="{match_id}"]')
                 expect(card.locator(".sc")).to_have_text("1 – 1 (3 – 0)")

@@ -4,15 +4,21 @@
  * Which teams and players may be named comes from the state's `legal`: a refused choice is greyed
  * with the engine's reason. The server rules on what is sent.
  *
- * The same builder corrects the past (SPEC M3, fix.js): while `live.fix` is set it is filled in from
- * the logged event, greys nothing (`legal` is about now, not then), offers every player of the
- * roster, and never sends: each change asks fix.js for the server's preview, and fix.js saves.
+ * The same builder corrects the past (SPEC M3, fix.js opens it with a `correction`): while `live.fix` is
+ * set it is filled in from the logged event, greys nothing (`legal` is about now, not then), offers every
+ * player of the roster, and never sends: each change goes to the correction's preview, and fix.js saves.
  */
-import { CALLS, D, Q, T, TEAMS, V, hooks, live, other, rosterNumbers, teamName } from "./page.js";
+import { $, esc, setHtml, setText, show } from "../lib/dom.js";
+import { isHalf, mmss, timeUp } from "../lib/clock.js";
+import { player, playerName } from "../lib/players.js";
+import { fmt } from "../lib/words.js";
+import { CALLS, D, T, TEAMS, V, other, rosterNumbers, teamName } from "./page.js";
+import { live, redraw, setCall } from "./state.js";
 import { cameOn, onlyTeam, reasonText, takerRequired, verdict } from "./legal.js";
 import { drawField } from "./field.js";
-import { notice, refusedHere } from "./log.js";
-import * as fix from "./fix.js";
+import { notice, refusedHere } from "./notices.js";
+import { fixable } from "./entries.js";
+import { floorNow, stampNow, submit } from "./calls.js";
 
 /* How the builder asks (layout, not rules): the prompt for the tap on the field, whether to
  * preselect the team with the ball, calls whose spot the builder does not ask for, and the options
@@ -69,7 +75,7 @@ const CHOICE_LABEL = {
   where: (v) => V.where[v],
   side: (v) => T[v + "_side"],
   // Issue 13: in plain words, a whole sentence per choice ("Renmin defends the left end"), never "x = 0".
-  home_end: (v) => Q.fmt(T.defends, { team: teamName("home"), end: T["end_" + v] }),
+  home_end: (v) => fmt(T.defends, { team: teamName("home"), end: T["end_" + v] }),
 };
 
 function ask() { return ASK[live.call.action] || {}; }
@@ -103,7 +109,7 @@ export function needsSpot() {
   if (call.def.spot === "required") return true;
   if (fixing()) return ask().tap !== false; // what happened then: a spot can always be given
   const s = live.view;
-  return ask().tap !== false && (s.ruling || (Q.isHalf(s) && s.ball === "live" && !Q.timeUp(s)));
+  return ask().tap !== false && (s.ruling || (isHalf(s) && s.ball === "live" && !timeUp(s)));
 }
 
 function pickTeam(p) {
@@ -129,7 +135,7 @@ function blocked(p) {
   if (fixing() || !call.team || p !== picks()[0]) return none;
   if (call.def.type === "restart_taken") {
     const off = cameOn(s, call.team);
-    return { players: off, why: off.length ? Q.fmt(T.came_on, { players: off.map((n) => Q.player(call.team, n)).join(T.sep) }) : "" };
+    return { players: off, why: off.length ? fmt(T.came_on, { players: off.map((n) => player(call.team, n)).join(T.sep) }) : "" };
   }
   const plain = s.legal && s.legal.calls && s.legal.calls.substitution;
   if (p.name !== "out" || !plain) return none;
@@ -159,46 +165,48 @@ function pickRequired(p) {
 
 
 /* ---- starting, drawing, finishing ---------------------------------------------------------------- */
-/* `prefill`: a logged event's body, when correcting it (fix.js). */
-export function start(action, prefill) {
+/* `correction` (fix.js, while `live.fix` is set): {prefill: the logged event's body, preview(event or null):
+ * each call the builder describes, end(): the builder closed}. The builder hands it what happens and
+ * imports nothing of fix.js, which opens it. */
+export function start(action, correction) {
   const s = live.view;
   const def = CALLS[action];
   if (!fixing()) {
     const v = verdict(s, action, null);
     if (v.ok === false) { refusedHere(def ? def.label : action, v.reason); return; }
-    if (action === "pause" || action === "resume") { hooks.submit({ type: "clock", action: action }); return; }
+    if (action === "pause" || action === "resume") { submit({ type: "clock", action: action }); return; }
     if (action === "set") { setClock(); return; }
-  } else if (!fix.fixable(action)) {
+  } else if (!fixable(action) || !correction) {
     return;
   }
   if (!def) return;
   if (!def.params.length) {
-    if (fixing()) fix.preview({ type: def.type });
-    else hooks.submit({ type: def.type });
+    if (fixing()) correction.preview({ type: def.type });
+    else submit({ type: def.type });
     return;
   }
-  const call = { action: action, def: def, team: null, picks: [], spot: null, options: {}, digits: "", reason: null };
+  const call = { action: action, def: def, team: null, picks: [], spot: null, options: {}, digits: "", reason: null, correction: fixing() ? correction : null };
   if (!fixing()) {
     // SPEC M1: the call happened at this tap. Its game time, and what `legal` allowed then, stay with
     // it while the team and player are chosen: a goal begun at 29:58 still counts if finished at 30:01.
-    call.at = hooks.stamp();
+    call.at = stampNow();
     call.legal = s.legal || null;
   }
-  live.call = call;
+  setCall(call);
   if (fixing()) {
-    fill(call, prefill || live.fix.carry || {});
+    fill(call, correction.prefill || {});
   } else {
     call.team = onlyTeam(s, action) || (ask().ball && s.possession && verdict(s, action, s.possession).ok !== false ? s.possession : null);
   }
   options().forEach((p) => {
     if (p.kind === "choice" && p.default !== null && p.default !== undefined && call.options[p.name] === undefined) call.options[p.name] = p.default;
   });
-  Q.show("actions", false);
-  Q.show("builder", true);
-  Q.show("b-fix", fixing());
-  const input = Q.$("b-reason-text");
+  show("actions", false);
+  show("builder", true);
+  show("b-fix", fixing());
+  const input = $("b-reason-text");
   if (input) input.value = call.reason && call.reason.text ? call.reason.text : "";
-  hooks.redraw();
+  redraw();
   tryComplete("start");
 }
 
@@ -222,49 +230,50 @@ function fill(call, e) {
 
 /* Close the builder; a correction in progress ends too unless `keepFix` (another call is chosen for it). */
 export function cancel(keepFix) {
-  live.call = null;
-  Q.setHtml("b-extra", "");
-  Q.setHtml("b-reason", "");
-  Q.show("builder", false);
-  Q.show("actions", true);
-  Q.show("prompt", false);
-  Q.show("call-warning", false);
-  if (!keepFix && live.fix) fix.end();
-  hooks.redraw();
+  const correction = live.call && live.call.correction;
+  setCall(null);
+  setHtml("b-extra", "");
+  setHtml("b-reason", "");
+  show("builder", false);
+  show("actions", true);
+  show("prompt", false);
+  show("call-warning", false);
+  if (!keepFix && correction) correction.end();
+  redraw();
 }
 
 function btn(label, attrs, cls) {
-  const a = Object.keys(attrs).map((k) => k + '="' + Q.esc(attrs[k]) + '"').join(" ");
+  const a = Object.keys(attrs).map((k) => k + '="' + esc(attrs[k]) + '"').join(" ");
   return '<button type="button" class="' + (cls || "pick") + '" ' + a + ">" + label + "</button>";
 }
 
 export function drawBuilder() {
   const call = live.call, s = live.view, def = call.def;
-  Q.setText("b-title", fixing() ? Q.fmt(live.fix.mode === "insert" ? T.fix_insert_title : T.fix_amend_title, { what: def.label }) : def.label);
+  setText("b-title", fixing() ? fmt(live.fix.mode === "insert" ? T.fix_insert_title : T.fix_amend_title, { what: def.label }) : def.label);
   let teams = "", opts = "", label = "", players = "", extra = "";
   if (teamParam()) {
-    teams = '<span class="b-sub">' + Q.esc(teamRole(call.action)) + "</span>" + TEAMS.map((t) => {
+    teams = '<span class="b-sub">' + esc(teamRole(call.action)) + "</span>" + TEAMS.map((t) => {
       const v = fixing() ? { ok: true } : verdict(then(), call.action, t);
       const attrs = { "data-team": t };
       let why = "";
       if (v.ok === false) {
         attrs.disabled = "disabled";
-        why = '<small class="why">' + Q.esc(reasonText(v.reason) + " " + Q.fmt(T.rule_paren, { rule: v.reason ? v.reason.rule : "" })) + "</small>";
+        why = '<small class="why">' + esc(reasonText(v.reason) + " " + fmt(T.rule_paren, { rule: v.reason ? v.reason.rule : "" })) + "</small>";
       }
-      return btn(Q.esc(teamName(t)) + "<kbd>" + (t === "home" ? "H" : "A") + "</kbd>" + why, attrs, "pick team-btn " + t + (call.team === t ? " chosen" : ""));
+      return btn(esc(teamName(t)) + "<kbd>" + (t === "home" ? "H" : "A") + "</kbd>" + why, attrs, "pick team-btn " + t + (call.team === t ? " chosen" : ""));
     }).join("");
   }
   options().forEach((p) => {
     const chosen = call.options[p.name];
     if (p.kind === "bool") {
-      opts += btn(Q.esc(T[p.name] || p.name), { "data-choice": p.name, "data-value": "true" }, "toggle" + (chosen ? " on" : ""));
+      opts += btn(esc(T[p.name] || p.name), { "data-choice": p.name, "data-value": "true" }, "toggle" + (chosen ? " on" : ""));
       return;
     }
-    if (p.name === "kickoff") opts += '<span class="b-sub">' + Q.esc(Q.fmt(T.kicks_off, { team: "…" })) + "</span>";
-    if (p.name === "home_end") opts += '<span class="b-sub">' + Q.esc(T.toss_ends) + "</span>";
+    if (p.name === "kickoff") opts += '<span class="b-sub">' + esc(fmt(T.kicks_off, { team: "…" })) + "</span>";
+    if (p.name === "home_end") opts += '<span class="b-sub">' + esc(T.toss_ends) + "</span>";
     const values = p.kind === "team" ? TEAMS : (p.nullable ? [""] : []).concat(p.choices);
     values.forEach((v) => {
-      const text = p.kind === "team" ? Q.esc(teamName(v)) : (p.name === "card" && v ? '<span class="card ' + v + '"></span>' : "") + Q.esc((CHOICE_LABEL[p.name] || String)(v));
+      const text = p.kind === "team" ? esc(teamName(v)) : (p.name === "card" && v ? '<span class="card ' + v + '"></span>' : "") + esc((CHOICE_LABEL[p.name] || String)(v));
       const on = (chosen === undefined || chosen === null ? "" : chosen) === v;
       opts += btn(text, { "data-choice": p.name, "data-value": v }, (p.kind === "team" ? "pick team-btn " + v : "toggle") + (on ? (p.kind === "team" ? " chosen" : " on") : ""));
     });
@@ -279,21 +288,21 @@ export function drawBuilder() {
       const block = blocked(p);
       let head = T[(PICK[p.name] || PICK.player).label];
       if (!fixing()) {
-        head = (st === 2 && call.picks[0] !== null ? Q.player(call.team, call.picks[0]) + " → " : "") + head;
+        head = (st === 2 && call.picks[0] !== null ? player(call.team, call.picks[0]) + " → " : "") + head;
         if (block.why) head += " — " + block.why;
         label = head;
       } else {
-        players += '<span class="b-sub">' + Q.esc(head) + "</span>";
+        players += '<span class="b-sub">' + esc(head) + "</span>";
       }
       players += candidates(p, team).map((n) => {
         const attrs = { "data-player": n, "data-stage": st };
         const off = block.players.indexOf(n) >= 0;
         if (off) attrs.disabled = "disabled";
-        return btn("<b>" + n + "</b><small>" + Q.esc(Q.playerName(team, n)) + "</small>" + badges(team, n), attrs,
+        return btn("<b>" + n + "</b><small>" + esc(playerName(team, n)) + "</small>" + badges(team, n), attrs,
           "pick player" + (call.picks[st - 1] === n ? " chosen" : "") + (off ? " blocked" : "") + cardClass(team, n));
       }).join("");
       if (mayPickNone(p)) {
-        players += btn(Q.esc(p.name === "out" ? T.nobody : T.no_player) + "<kbd>↵</kbd>", { "data-player": "none", "data-stage": st },
+        players += btn(esc(p.name === "out" ? T.nobody : T.no_player) + "<kbd>↵</kbd>", { "data-player": "none", "data-stage": st },
           "pick player none" + (fixing() && call.picks[st - 1] === null ? " chosen" : ""));
       }
     });
@@ -301,18 +310,18 @@ export function drawBuilder() {
   if (call.digits) label += "  [" + call.digits + "]";
   const text = textParam();
   if (text && !fixing()) {
-    extra = '<input id="b-text" class="reason" maxlength="500" placeholder="' + Q.esc(T.abandon_reason_needed) + '">' +
-      btn(Q.esc(def.label), { "data-send": "1" }, "act stop");
+    extra = '<input id="b-text" class="reason" maxlength="500" placeholder="' + esc(T.abandon_reason_needed) + '">' +
+      btn(esc(def.label), { "data-send": "1" }, "act stop");
   } else if (needsSpot() && def.spot !== "required" && !fixing()) {
-    extra = btn(Q.esc(T.send_without_spot) + "<kbd>↵</kbd>", { "data-send": "1" }, "act");
+    extra = btn(esc(T.send_without_spot) + "<kbd>↵</kbd>", { "data-send": "1" }, "act");
   } else if (fixing() && call.spot && def.spot !== "required") {
-    extra = btn(Q.esc(T.fix_no_spot), { "data-nospot": "1" }, "act small");
+    extra = btn(esc(T.fix_no_spot), { "data-nospot": "1" }, "act small");
   }
-  Q.setHtml("b-teams", teams);
-  Q.setHtml("b-options", opts);
-  Q.setText("b-label", label);
-  Q.setHtml("b-players", players);
-  if (!(text && Q.$("b-text"))) Q.setHtml("b-extra", extra);
+  setHtml("b-teams", teams);
+  setHtml("b-options", opts);
+  setText("b-label", label);
+  setHtml("b-players", players);
+  if (!(text && $("b-text"))) setHtml("b-extra", extra);
   drawReason();
   drawWarning();
 }
@@ -320,7 +329,7 @@ export function drawBuilder() {
 /* M8: a player's fouls so far, as a badge on his button. */
 function badges(team, n) {
   const f = foulsOf(team, n);
-  return f ? '<i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+  return f ? '<i class="fc" title="' + esc(fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
 }
 function cardClass(team, n) {
   const ts = live.view.teams[team];
@@ -336,22 +345,22 @@ export function foulsOf(team, n) {
  * made once per call, so a redraw never takes what the referee is typing. */
 function drawReason() {
   const call = live.call;
-  if (!asksReason()) { Q.setHtml("b-reason", ""); return; }
+  if (!asksReason()) { setHtml("b-reason", ""); return; }
   const chosen = call.reason && call.reason.code;
-  const codes = (D.codes || []).map((c) => btn(Q.esc(c.label), { "data-code": c.code }, "toggle code" + (chosen === c.code ? " on" : ""))).join("");
-  let box = Q.$("b-codes");
+  const codes = (D.codes || []).map((c) => btn(esc(c.label), { "data-code": c.code }, "toggle code" + (chosen === c.code ? " on" : ""))).join("");
+  let box = $("b-codes");
   if (!box) {
-    Q.setHtml("b-reason", '<span class="b-sub">' + Q.esc(T.card_reason) + '</span><div class="b-codes" id="b-codes"></div>' +
-      '<input id="b-reason-text" class="reason" maxlength="500" placeholder="' + Q.esc(T.card_reason_text) + '">');
-    box = Q.$("b-codes");
-    if (call.reason && call.reason.text) Q.$("b-reason-text").value = call.reason.text;
+    setHtml("b-reason", '<span class="b-sub">' + esc(T.card_reason) + '</span><div class="b-codes" id="b-codes"></div>' +
+      '<input id="b-reason-text" class="reason" maxlength="500" placeholder="' + esc(T.card_reason_text) + '">');
+    box = $("b-codes");
+    if (call.reason && call.reason.text) $("b-reason-text").value = call.reason.text;
   }
-  Q.setHtml(box, codes);
+  setHtml(box, codes);
 }
 function reasonBody() {
   const call = live.call;
   if (!asksReason()) return null;
-  const input = Q.$("b-reason-text");
+  const input = $("b-reason-text");
   const text = input ? input.value.trim() : (call.reason && call.reason.text) || "";
   const code = call.reason && call.reason.code;
   if (!code && !text) return null;
@@ -369,17 +378,17 @@ function drawWarning() {
   const n = call.picks[0];
   if (call.team && typeof n === "number" && !fixing()) {
     const f = foulsOf(call.team, n);
-    if (call.def.type === "foul" && f) text = Q.fmt(f === 1 ? T.fouls_warning_one : T.fouls_warning, { player: "#" + n, n: f });
+    if (call.def.type === "foul" && f) text = fmt(f === 1 ? T.fouls_warning_one : T.fouls_warning, { player: "#" + n, n: f });
     const yellow = call.def.type === "card" ? call.action === "yellow" : call.options.card === "yellow";
-    if (yellow && live.view.teams[call.team].yellow.indexOf(n) >= 0) text += (text ? " · " : "") + Q.fmt(T.second_yellow_warning, { player: "#" + n });
+    if (yellow && live.view.teams[call.team].yellow.indexOf(n) >= 0) text += (text ? " · " : "") + fmt(T.second_yellow_warning, { player: "#" + n });
   }
-  Q.setText("call-warning", text);
-  Q.show("call-warning", !!text);
+  setText("call-warning", text);
+  show("call-warning", !!text);
 }
 
 function prompt(key) {
-  Q.setText("prompt", T[key] || key);
-  Q.show("prompt", true);
+  setText("prompt", T[key] || key);
+  show("prompt", true);
 }
 function spotPrompt() { prompt(ask().prompt || "tap_field"); }
 
@@ -390,7 +399,7 @@ function tryComplete(trigger) {
   if (!call) return;
   if (fixing()) { fixComplete(); return; }
   if (teamParam() && !call.team) { prompt(teamRole(call.action)); return; }
-  Q.show("prompt", false);
+  show("prompt", false);
   // Issue 13: the taker is named only where a rule depends on him; otherwise the restart is sent at once,
   // without a player tap.
   if (call.def.type === "restart_taken" && call.picks[0] === undefined && !needsTaker(call.team)) { send(); return; }
@@ -410,7 +419,7 @@ function tryComplete(trigger) {
   const text = textParam();
   if (text) {
     if (trigger !== "send") return;
-    const reason = (Q.$("b-text").value || "").trim();
+    const reason = ($("b-text").value || "").trim();
     if (!reason) { prompt("abandon_reason_needed"); return; }
     call.text = reason;
   }
@@ -427,9 +436,9 @@ function fixComplete() {
   else if (options().some((p) => p.required && (call.options[p.name] === undefined || call.options[p.name] === null))) missing = "fix_choose_option";
   else if (picks().some((p, i) => call.picks[i] === undefined && !mayPickNone(p))) missing = "fix_choose_player";
   else if (call.def.spot === "required" && !call.spot) missing = ask().prompt || "tap_field";
-  if (missing) { prompt(missing); fix.preview(null); return; }
-  Q.show("prompt", false);
-  fix.preview(body());
+  if (missing) { prompt(missing); call.correction.preview(null); return; }
+  show("prompt", false);
+  call.correction.preview(body());
 }
 
 /* The event the builder describes, as it would be posted. */
@@ -465,9 +474,9 @@ function send() {
   const b = body();
   // Stamped at its first tap; if other calls were logged while it was being finished, just after them
   // (M1: never earlier than the last call of the half).
-  if (live.call.at !== undefined) b.at_ms = Math.max(live.call.at, hooks.floor());
+  if (live.call.at !== undefined) b.at_ms = Math.max(live.call.at, floorNow());
   cancel();
-  hooks.submit(b);
+  submit(b);
 }
 
 function chooseTeam(t) {
@@ -490,8 +499,8 @@ function choosePlayer(n, st) {
   tryComplete("player");
 }
 
-Q.$("b-cancel").addEventListener("click", cancel);
-Q.$("builder").addEventListener("click", (ev) => {
+$("b-cancel").addEventListener("click", cancel);
+$("builder").addEventListener("click", (ev) => {
   const b = ev.target.closest("button");
   const call = live.call;
   if (!b || !call) return;
@@ -510,7 +519,7 @@ Q.$("builder").addEventListener("click", (ev) => {
     tryComplete("send");
   } else if (b.hasAttribute("data-code")) {
     const code = b.getAttribute("data-code");
-    const input = Q.$("b-reason-text");
+    const input = $("b-reason-text");
     call.reason = { code: call.reason && call.reason.code === code ? null : code, text: input ? input.value : "" };
     drawReason();
     if (fixing()) tryComplete("option");
@@ -521,7 +530,7 @@ Q.$("builder").addEventListener("click", (ev) => {
     tryComplete("option");
   }
 });
-Q.$("builder").addEventListener("change", (ev) => {
+$("builder").addEventListener("change", (ev) => {
   if (ev.target.id === "b-reason-text" && fixing() && live.call) tryComplete("option");
 });
 
@@ -549,18 +558,18 @@ if (svg) {
 
 /* Setting the clock: typed as minutes:seconds. */
 function setClock() {
-  const input = Q.$("clock-input");
+  const input = $("clock-input");
   const m = (input.value || "").trim().match(/^(\d{1,3})(?:[:.\s]?(\d{2}))?$/);
   if (!m) { notice({ kind: "hint", msg: T.clock_set_invalid }); input.focus(); return; }
   const ms = (Number(m[1]) * 60 + Number(m[2] || 0)) * 1000;
   const length = live.view.clock.length_ms;
   if (ms > length) {
     // Shown here, never shortened silently: the official sees what was typed and the half's length.
-    notice({ kind: "hint", msg: Q.fmt(T.clock_set_too_long, { typed: Q.mmss(ms), length: Q.mmss(length) }) });
+    notice({ kind: "hint", msg: fmt(T.clock_set_too_long, { typed: mmss(ms), length: mmss(length) }) });
     input.focus();
     return;
   }
-  hooks.submit({ type: "clock", action: "set", elapsed_ms: ms });
+  submit({ type: "clock", action: "set", elapsed_ms: ms });
   input.value = "";
   input.blur();
 }

@@ -8,7 +8,11 @@
  * - when the role's token is revoked (`token_revoked`, a join answered `unauthorized`, or a 401), the
  *   console says so and sends nothing more; its unsent calls stay on the tablet.
  */
-import { Q, T, V, csrf, live, matchId, role } from "./page.js";
+import { $, esc, setHtml, setText, show } from "../lib/dom.js";
+import { fmt } from "../lib/words.js";
+import { T, V, csrf, matchId, role } from "./page.js";
+import { connected, send } from "../lib/connection.js";
+import { live, setRevoked } from "./state.js";
 import * as queue from "./queue.js";
 
 const LABEL = "qalisball.device";
@@ -21,7 +25,7 @@ export function label() {
   if (!l) {
     const b = new Uint8Array(2);
     crypto.getRandomValues(b);
-    l = Q.fmt(T.device_default, { id: Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("").toUpperCase() });
+    l = fmt(T.device_default, { id: Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("").toUpperCase() });
     localStorage.setItem(LABEL, l);
   }
   return l;
@@ -37,25 +41,25 @@ export function joinData() {
 let lastSent = null;
 /* Report the unsent-queue size when it changed (or always, with `force`). */
 export function report(force) {
-  if (live.revoked || !Q.socket || !Q.socket.connected) return;
+  if (live.revoked || !connected()) return;
   const n = queue.load().length;
   if (!force && n === lastSent) return;
   lastSent = n;
-  Q.socket.emit("status", { queued: n });
+  send("status", { queued: n });
 }
 
 function drawLabel() {
-  Q.setText("device-name", label());
-  const input = Q.$("device-input");
+  setText("device-name", label());
+  const input = $("device-input");
   if (input && document.activeElement !== input) input.value = label();
 }
 
 function saveLabel() {
-  const v = " ".concat(Q.$("device-input").value).split(/\s+/).join(" ").trim().slice(0, 40);
+  const v = " ".concat($("device-input").value).split(/\s+/).join(" ").trim().slice(0, 40);
   if (!v) return;
   localStorage.setItem(LABEL, v);
   drawLabel();
-  if (Q.socket && Q.socket.connected && !live.revoked) Q.socket.emit("status", { device: v, queued: queue.load().length });
+  if (connected() && !live.revoked) send("status", { device: v, queued: queue.load().length });
 }
 
 /* ---- the referee's list ------------------------------------------------------------------ */
@@ -74,39 +78,39 @@ export function drawList(list) {
   list.forEach((d) => { (byRole[d.role] = byRole[d.role] || []).push(d); });
   const rows = ROLES.map((r) => {
     const ds = byRole[r] || [];
-    const cells = ds.length ? ds.map((d) => '<span class="dev' + (d.queued ? " waiting" : "") + '">' + Q.esc(d.device || "?") +
-      ' <small>' + Q.esc(d.queued ? Q.fmt(T.device_queued, { n: d.queued }) : T.device_nothing_queued) + " · " + Q.esc(Q.fmt(T.device_seen, { time: time(d.last_seen) })) + "</small></span>").join("")
-      : '<span class="muted">' + Q.esc(T.device_none) + "</span>";
-    return '<li class="' + (ds.length > 1 ? "shared" : "") + '" data-role="' + r + '"><b>' + Q.esc(V.role[r]) + "</b> " + cells + "</li>";
+    const cells = ds.length ? ds.map((d) => '<span class="dev' + (d.queued ? " waiting" : "") + '">' + esc(d.device || "?") +
+      ' <small>' + esc(d.queued ? fmt(T.device_queued, { n: d.queued }) : T.device_nothing_queued) + " · " + esc(fmt(T.device_seen, { time: time(d.last_seen) })) + "</small></span>").join("")
+      : '<span class="muted">' + esc(T.device_none) + "</span>";
+    return '<li class="' + (ds.length > 1 ? "shared" : "") + '" data-role="' + r + '"><b>' + esc(V.role[r]) + "</b> " + cells + "</li>";
   }).join("");
-  Q.setHtml("devices-list", rows);
+  setHtml("devices-list", rows);
   const shared = ROLES.filter((r) => (byRole[r] || []).length > 1);
-  const warn = shared.map((r) => Q.fmt(T.devices_shared, { role: V.role[r], n: byRole[r].length })).join(" ");
-  Q.setText("devices-warning", warn);
-  Q.show("devices-warning", !!warn);
+  const warn = shared.map((r) => fmt(T.devices_shared, { role: V.role[r], n: byRole[r].length })).join(" ");
+  setText("devices-warning", warn);
+  show("devices-warning", !!warn);
 }
 
 /* ---- revoked ------------------------------------------------------------------------------- */
 export function revoked() {
   if (live.revoked) return;
-  live.revoked = true;
+  setRevoked();
   queue.halt();
   document.body.classList.add("revoked");
   const n = queue.load().length;
-  Q.setText("revoked-msg", Q.fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + Q.fmt(n === 1 ? T.token_revoked_queued_one : T.token_revoked_queued, { n: n }) : ""));
-  Q.show("revoked", true);
-  if (Q.socket) Q.socket.emit("leave", { match: matchId }); // the server forgets it; the state is followed again as a spectator
-  if (Q.socket) Q.socket.emit("join", { match: matchId });
+  setText("revoked-msg", fmt(T.token_revoked, { role: V.role[role] }) + (n ? " " + fmt(n === 1 ? T.token_revoked_queued_one : T.token_revoked_queued, { n: n }) : ""));
+  show("revoked", true);
+  send("leave", { match: matchId }); // the server forgets it; the state is followed again as a spectator
+  send("join", { match: matchId });
 }
 
 export function start() {
   drawLabel();
-  const save = Q.$("device-save");
+  const save = $("device-save");
   if (save) save.addEventListener("click", saveLabel);
-  const input = Q.$("device-input");
+  const input = $("device-input");
   if (input) input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); saveLabel(); input.blur(); } });
   setInterval(() => report(true), STATUS_MS);
-  if (role === "referee" && Q.$("devices-list")) {
+  if (role === "referee" && $("devices-list")) {
     setTimeout(fetchList, 1500); // once this console has joined: it is listed too
     setInterval(fetchList, LIST_MS);
   }

@@ -1,14 +1,20 @@
 /* Drawing the console from the state it shows (the server's, or the forecast while calls wait):
  * the bar, the status line, the field's marks, the buttons (greyed from `legal`), the shootout
- * sheet and the rosters. Only what changed is touched (Q.setText / Q.setHtml compare first). */
-import { D, Q, T, TEAMS, V, allowed, live, other, teamName } from "./page.js";
+ * sheet and the rosters. Only what changed is touched (setText / setHtml compare first). */
+import { $, esc, setHtml, setText, show as showEl } from "../lib/dom.js";
+import { clockText, isHalf, returnLeft, timeUp } from "../lib/clock.js";
+import { player, playerName } from "../lib/players.js";
+import { fmt, multiAttackText, nextKickText, restartText, shootoutHtml } from "../lib/words.js";
+import { D, T, TEAMS, V, allowed, other, teamName } from "./page.js";
+import { reconnecting, rejoin } from "../lib/connection.js";
+import { live } from "./state.js";
 import * as queue from "./queue.js";
 import { verdict } from "./legal.js";
 import { drawBuilder, needsSpot } from "./builder.js";
 import { drawField } from "./field.js";
 import { drawUndo } from "./log.js";
 import * as sheet from "./sheet.js";
-import { fixable } from "./fix.js";
+import { fixable } from "./entries.js";
 import * as roster from "./roster.js";
 import * as horn from "./horn.js";
 
@@ -17,14 +23,14 @@ export function draw() {
   const s = live.view;
   document.body.classList.toggle("predicted", !!s.ruling && !queue.isOnline());
   TEAMS.forEach((t) => {
-    Q.setText(t + "-score", s.score[t]);
-    Q.$("team-" + t).classList.toggle("has-ball", s.possession === t && !Q.timeUp(s));
+    setText(t + "-score", s.score[t]);
+    $("team-" + t).classList.toggle("has-ball", s.possession === t && !timeUp(s));
   });
-  Q.setText("phase", V.phase[s.phase]);
-  Q.show("report-link", s.phase === "finished" || s.phase === "abandoned");
-  Q.setText("restart", Q.restartText(s));
-  Q.setText("possession", s.possession && !Q.timeUp(s) ? Q.fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
-  Q.setText("ma", Q.timeUp(s) ? "" : Q.multiAttackText(s));
+  setText("phase", V.phase[s.phase]);
+  showEl("report-link", s.phase === "finished" || s.phase === "abandoned");
+  setText("restart", restartText(s));
+  setText("possession", s.possession && !timeUp(s) ? fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
+  setText("ma", timeUp(s) ? "" : multiAttackText(s));
   drawEnds(s);
   drawField(s, !!live.call && needsSpot());
   drawButtons(s);
@@ -33,7 +39,7 @@ export function draw() {
   sheet.draw(s);
   // D161: the shootout's sheet and the score sheet take the field's place, unless a call being built (a
   // correction) may need a tap on the field.
-  Q.show("panels", (!Q.$("shootout-panel").hidden || !Q.$("sign-panel").hidden) && !live.call);
+  showEl("panels", (!$("shootout-panel").hidden || !$("sign-panel").hidden) && !live.call);
   roster.draw();
   drawUndo();
   netStatus();
@@ -48,49 +54,49 @@ export function tick() {
   const s = live.view;
   const first = !ticked;
   ticked = true;
-  Q.setText("clock", Q.clockText(s));
-  const up = Q.isHalf(s) && Q.timeUp(s);
-  Q.$("clock").classList.toggle("up", up);
-  Q.$("clock").classList.toggle("paused", Q.isHalf(s) && !s.clock.running && !up);
+  setText("clock", clockText(s));
+  const up = isHalf(s) && timeUp(s);
+  $("clock").classList.toggle("up", up);
+  $("clock").classList.toggle("paused", isHalf(s) && !s.clock.running && !up);
   if (up !== wasUp) {
     wasUp = up;
-    if (up && Q.rejoin) Q.rejoin(); // time is up: the server's state now has no restart (10.2)
+    if (up) rejoin(); // time is up: the server's state now has no restart (10.2)
     if (up && !first) { horn.horn(1.6); horn.vibrate(); } // issue 13: time-up is heard and felt
     draw();
   }
-  const left = Q.returnLeft(s);
+  const left = returnLeft(s);
   if (lastLeft > 0 && left <= 0 && !first) horn.horn(0.8); // the 30-s return is over (7.2)
   lastLeft = left;
-  Q.show("return", left > 0);
-  if (left > 0) Q.setText("return", T.return_countdown + " 0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
+  showEl("return", left > 0);
+  if (left > 0) setText("return", T.return_countdown + " 0:" + ("0" + Math.ceil(left / 1000)).slice(-2));
 }
 
 export function netStatus() {
   const n = queue.load().length;
-  const net = Q.$("net");
+  const net = $("net");
   let text, cls;
   if (!queue.isOnline()) {
-    text = n ? Q.fmt(T.offline_queued, { n: n }) : T.offline;
+    text = n ? fmt(T.offline_queued, { n: n }) : T.offline;
     cls = "offline";
   } else if (n) {
-    text = Q.fmt(T.sending, { n: n });
+    text = fmt(T.sending, { n: n });
     cls = "sending";
-  } else if (Q.socket && !Q.socket.connected) {
+  } else if (reconnecting()) {
     text = T.reconnecting;
     cls = "sending";
   } else {
     text = T.online;
     cls = "online";
   }
-  Q.setText(net, text);
+  setText(net, text);
   net.className = "net " + cls;
 }
 
 function drawEnds(s) {
-  if (!s.ends) { Q.setHtml("ends", ""); return; }
+  if (!s.ends) { setHtml("ends", ""); return; }
   const left = s.ends.home === "x0" ? "home" : "away";
-  Q.setHtml("ends", '<span class="end left" style="--c:' + D.colors[left] + '">◀ ' + Q.esc(teamName(left)) + "</span>" +
-    '<span class="end right" style="--c:' + D.colors[other(left)] + '">' + Q.esc(teamName(other(left))) + " ▶</span>");
+  setHtml("ends", '<span class="end left" style="--c:' + D.colors[left] + '">◀ ' + esc(teamName(left)) + "</span>" +
+    '<span class="end right" style="--c:' + D.colors[other(left)] + '">' + esc(teamName(other(left))) + " ▶</span>");
 }
 
 /* Greyed (aria-disabled, still pressable) when `legal` refuses the call for both teams: a press shows
@@ -102,7 +108,7 @@ function drawButtons(s) {
     // Choosing a call for a correction: `legal` is about now, not about then (fix.js).
     let v = live.fix ? { ok: fixable(a) ? null : false } : verdict(s, a, null);
     // While calls wait there is no `legal`: the clock shown says which of pause and resume applies.
-    if (v.ok === null && !live.fix && (a === "pause" || a === "resume") && Q.isHalf(s)) v = { ok: (a === "pause") === !!s.clock.running || null };
+    if (v.ok === null && !live.fix && (a === "pause" || a === "resume") && isHalf(s)) v = { ok: (a === "pause") === !!s.clock.running || null };
     b.setAttribute("aria-disabled", v.ok === false ? "true" : "false");
     b.classList.toggle("greyed", v.ok === false);
     b.classList.toggle("chosen", !!(live.call && live.call.action === a));
@@ -111,19 +117,19 @@ function drawButtons(s) {
 
 function drawShootout(s) {
   const show = s.phase === "shootout" || !!s.shootout;
-  Q.show("shootout-panel", show);
-  Q.$("actions").classList.toggle("dimmed", show);
+  showEl("shootout-panel", show);
+  $("actions").classList.toggle("dimmed", show);
   if (!show) return;
   const start = allowed.has("shootout_start") && !s.shootout && verdict(s, "shootout_start", null).ok !== false && !s.ruling;
-  Q.show("so-start", start);
-  Q.show("so-live", !!s.shootout);
+  showEl("so-start", start);
+  showEl("so-live", !!s.shootout);
   if (start) fillTakers(s);
   if (s.shootout) {
-    Q.setHtml("so-board", Q.shootoutHtml(s));
-    const next = s.ruling ? T.next_kick_ruled : s.shootout.next ? Q.nextKickText(s) : T.shootout_decided + (s.winner ? " · " + Q.fmt(T.winner, { team: teamName(s.winner) }) : "");
-    Q.setText("so-next", next);
-    Q.setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
-    Q.show("so-kick", !!s.shootout.next && !s.ruling); // the next kick's team is the server's to say
+    setHtml("so-board", shootoutHtml(s));
+    const next = s.ruling ? T.next_kick_ruled : s.shootout.next ? nextKickText(s) : T.shootout_decided + (s.winner ? " · " + fmt(T.winner, { team: teamName(s.winner) }) : "");
+    setText("so-next", next);
+    setText("so-score", s.shootout.score.home + "–" + s.shootout.score.away);
+    showEl("so-kick", !!s.shootout.next && !s.ruling); // the next kick's team is the server's to say
     const kick = s.shootout.next && allowed.has("shootout_kick") && verdict(s, "shootout_kick", s.shootout.next.team).ok !== false;
     document.querySelectorAll("[data-kick]").forEach((b) => { b.disabled = !kick; });
   }
@@ -136,7 +142,7 @@ function fillTakers(s) {
     const t = sel.getAttribute("data-team"), slot = Number(sel.getAttribute("data-slot"));
     const ts = s.teams[t];
     const eligible = ts.on_field.concat(ts.bench.filter((n) => ts.on_field.indexOf(n) < 0));
-    eligible.forEach((n) => sel.add(new Option(Q.player(t, n), n)));
+    eligible.forEach((n) => sel.add(new Option(player(t, n), n)));
     if (eligible[slot] !== undefined) sel.value = eligible[slot];
   });
   document.querySelectorAll("[data-first]").forEach((b) => b.classList.toggle("chosen", b.getAttribute("data-first") === soFirst));
@@ -160,8 +166,8 @@ function drawRosters(s) {
       if ((ts.injured || []).indexOf(n) >= 0) c += " inj";
       // M8: the player's fouls in this match, as a badge.
       const f = (ts.fouls || {})[String(n)] || 0;
-      const badge = f ? ' <i class="fc" title="' + Q.esc(Q.fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
-      return '<span class="pl' + c + '" data-player="' + n + '"' + (title ? ' title="' + Q.esc(title) + '"' : "") + ">#" + n + " " + Q.esc(Q.playerName(t, n)) + badge + "</span>";
+      const badge = f ? ' <i class="fc" title="' + esc(fmt(f === 1 ? T.fouls_n_one : T.fouls_n, { n: f })) + '">' + f + "</i>" : "";
+      return '<span class="pl' + c + '" data-player="' + n + '"' + (title ? ' title="' + esc(title) + '"' : "") + ">#" + n + " " + esc(playerName(t, n)) + badge + "</span>";
     }).join("");
     const ma = ts.multi_attack || {};
     let maText = "";
@@ -170,14 +176,14 @@ function drawRosters(s) {
     const flags = [];
     if (ts.may_substitute !== null && ts.may_substitute !== undefined) flags.push(ts.may_substitute ? T.may_substitute : T.may_not_substitute);
     if (ts.replacements_due && !s.ruling) flags.push(T.replacement_due + " ×" + ts.replacements_due);
-    if (ts.short) flags.push(Q.fmt(T.short, { n: ts.short }));
-    const html = "<h3>" + Q.esc(teamName(t)) + (s.possession === t ? ' <span class="ball">●</span>' : "") +
-      ' <small class="' + (ts.may_substitute ? "yes" : "no") + '">' + Q.esc(flags.join(" · ")) + "</small>" +
-      (maText ? ' <small class="ma">' + Q.esc(maText) + "</small>" : "") + "</h3>" +
-      '<div class="r-line"><span class="r-label">' + Q.esc(T.on_field) + "</span>" + chips(ts.on_field, "") + "</div>" +
-      '<div class="r-line"><span class="r-label">' + Q.esc(T.bench) + "</span>" + chips(ts.bench, " bench") + "</div>" +
-      (ts.sent_off.length ? '<div class="r-line"><span class="r-label">' + Q.esc(T.sent_off) + "</span>" + chips(ts.sent_off, " off") + "</div>" : "");
-    Q.setHtml("roster-" + t, html);
+    if (ts.short) flags.push(fmt(T.short, { n: ts.short }));
+    const html = "<h3>" + esc(teamName(t)) + (s.possession === t ? ' <span class="ball">●</span>' : "") +
+      ' <small class="' + (ts.may_substitute ? "yes" : "no") + '">' + esc(flags.join(" · ")) + "</small>" +
+      (maText ? ' <small class="ma">' + esc(maText) + "</small>" : "") + "</h3>" +
+      '<div class="r-line"><span class="r-label">' + esc(T.on_field) + "</span>" + chips(ts.on_field, "") + "</div>" +
+      '<div class="r-line"><span class="r-label">' + esc(T.bench) + "</span>" + chips(ts.bench, " bench") + "</div>" +
+      (ts.sent_off.length ? '<div class="r-line"><span class="r-label">' + esc(T.sent_off) + "</span>" + chips(ts.sent_off, " off") + "</div>" : "");
+    setHtml("roster-" + t, html);
   });
 }
 

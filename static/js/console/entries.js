@@ -1,12 +1,16 @@
 /* Log entries in words, and what they stand for: shared by the log, corrections (fix.js), notes and the
  * score sheet, below all of them (no module here imports one that draws). */
-import { D, Q, T, V, live, other, teamName } from "./page.js";
+import { mmss } from "../lib/clock.js";
+import { player } from "../lib/players.js";
+import { fmt } from "../lib/words.js";
+import { CALLS, D, T, V, other, teamName } from "./page.js";
+import { live } from "./state.js";
 
 /* A call or log entry in words: "Goal, home #7 Li". `second`: this yellow is the player's second
  * (SPEC M8: shown as what it is, a sending-off). */
 export function describe(e, second) {
   const t = e.team, S = T.sep, C = T.colon;
-  const who = t ? teamName(t) + (e.player !== null && e.player !== undefined ? " " + Q.player(t, e.player) : "") : "";
+  const who = t ? teamName(t) + (e.player !== null && e.player !== undefined ? " " + player(t, e.player) : "") : "";
   const why = e.reason && typeof e.reason === "object" ? reasonWords(e.reason) : "";
   switch (e.type) {
     case "violation": return V.violation[e.kind] + S + who;
@@ -14,23 +18,23 @@ export function describe(e, second) {
       return V.event.foul + S + who + (e.where && e.where !== "field" ? S + V.where[e.where] : "") +
         (e.on_official ? S + T.on_official : "") + (e.card ? " + " + (second ? T.second_yellow : V.card[e.card]) : "") + (why ? S + why : "");
     case "card": return (second ? T.second_yellow : V.card[e.color]) + S + who + (why ? S + why : "");
-    case "amend": return Q.fmt(T.log_amend, { seq: e.target, what: describe(e.event, second) });
-    case "insert": return Q.fmt(T.log_insert, { seq: e.after, what: describe(e.event, second) });
+    case "amend": return fmt(T.log_amend, { seq: e.target, what: describe(e.event, second) });
+    case "insert": return fmt(T.log_insert, { seq: e.after, what: describe(e.event, second) });
     case "note": return V.event.note + C + (e.code ? codeLabel(e.code) + S : "") + e.text +
       (who ? " (" + who + ")" : "") + (e.about ? " → #" + e.about : "");
     case "roster": return V.event.roster + C + rosterWords(e);
-    case "confirm": return Q.fmt(T.log_confirm, { period: periodName(e.period) });
-    case "sign": return Q.fmt(T.log_sign, { who: signerName(e.as), name: e.name });
+    case "confirm": return fmt(T.log_confirm, { period: periodName(e.period) });
+    case "sign": return fmt(T.log_sign, { who: signerName(e.as), name: e.name });
     case "reopen": return V.event.reopen + C + e.reason;
     case "substitution":
       return V.event.substitution + S + teamName(t) + C + (e.out === null || e.out === undefined
-        ? Q.fmt(T.sub_line_nobody, { in: e.in }) : Q.fmt(T.sub_line, { out: e.out, in: e.in }));
-    case "clock": return V.event.clock + C + V.clock[e.action] + (e.action === "set" ? " " + Q.mmss(e.elapsed_ms) : "");
-    case "coin_toss": return V.event.coin_toss + C + Q.fmt(T.kicks_off, { team: teamName(e.kickoff) }) + S + Q.fmt(T.defends, { team: teamName("home"), end: T["end_" + e.home_end] });
-    case "catch": return V.event.catch + S + who + (e.caught !== null && e.caught !== undefined ? " → " + Q.player(other(t), e.caught) : "");
+        ? fmt(T.sub_line_nobody, { in: e.in }) : fmt(T.sub_line, { out: e.out, in: e.in }));
+    case "clock": return V.event.clock + C + V.clock[e.action] + (e.action === "set" ? " " + mmss(e.elapsed_ms) : "");
+    case "coin_toss": return V.event.coin_toss + C + fmt(T.kicks_off, { team: teamName(e.kickoff) }) + S + fmt(T.defends, { team: teamName("home"), end: T["end_" + e.home_end] });
+    case "catch": return V.event.catch + S + who + (e.caught !== null && e.caught !== undefined ? " → " + player(other(t), e.caught) : "");
     case "shootout_kick": return V.event.shootout_kick + S + teamName(t) + C + (e.scored ? T.scored : T.missed);
     case "shootout_start": return V.event.shootout_start + C + teamName(e.first);
-    case "void": return Q.fmt(T.undone, { what: voidedWhat(e.target) });
+    case "void": return fmt(T.undone, { what: voidedWhat(e.target) });
     case "abandon": return V.event.abandon + C + e.reason;
     default: return (V.event[e.type] || e.type) + (who ? S + who : "");
   }
@@ -46,7 +50,7 @@ export function entryTime(e) {
     const place = live.log.find((x) => x.seq === (e.type === "amend" ? e.target : e.after));
     ms = e.event.at_ms !== undefined ? e.event.at_ms : place ? place.at_ms : null;
   }
-  return ms !== null && ms !== undefined ? Q.mmss(ms) : "";
+  return ms !== null && ms !== undefined ? mmss(ms) : "";
 }
 export function codeLabel(code) {
   const c = (D.codes || []).find((x) => x.code === code);
@@ -55,12 +59,12 @@ export function codeLabel(code) {
 function reasonWords(r) { return [r.code ? codeLabel(r.code) : "", r.text || ""].filter(Boolean).join(T.colon); }
 export function periodName(p) { return p === "shootout" ? V.phase.shootout : p === 2 ? V.phase.second_half : V.phase.first_half; }
 export function signerName(as) {
-  if (as === "home_captain" || as === "away_captain") return Q.fmt(T.captain_of, { team: teamName(as.split("_")[0]) });
+  if (as === "home_captain" || as === "away_captain") return fmt(T.captain_of, { team: teamName(as.split("_")[0]) });
   return V.role[as] || as;
 }
 function rosterWords(e) {
   const t = teamName(e.team);
-  if (e.add) return Q.fmt(T.roster_add, { team: t, number: e.add.number, name: e.add.name });
+  if (e.add) return fmt(T.roster_add, { team: t, number: e.add.number, name: e.add.name });
   const parts = [];
   if (e.number !== null && e.number !== undefined && e.number !== e.player) parts.push("#" + e.player + " → #" + e.number);
   else parts.push("#" + e.player);
@@ -88,3 +92,17 @@ export function voidedWhat(seq) {
   const e = live.log.find((x) => x.seq === seq);
   return e ? undoWhat(e) : "#" + seq;
 }
+
+/* ---- which call logs an entry, and whether the builder can rebuild it (corrections, fix.js) ---------- */
+// Calls that cannot be rebuilt here: the clock's own controls, the shootout's sheet, abandoning, and
+// calls without fields (a half's start or end): void them instead.
+const NOT_HERE = new Set(["pause", "resume", "set", "shootout_start", "abandon", "period_start", "period_end"]);
+
+/* The console call that logs `e` (a violation's kind, a card's colour, else its type). */
+export function actionOf(e) {
+  if (e.type === "violation") return e.kind;
+  if (e.type === "card") return e.color;
+  if (e.type === "clock") return e.action;
+  return e.type;
+}
+export function fixable(action) { return !NOT_HERE.has(action) && !!CALLS[action]; }

@@ -1,6 +1,8 @@
 /* The field diagram's live marks (an SVG overlay drawn by the server's field_svg): below the builder and
  * the console's drawing, which both redraw it. */
-import { D, Q, TEAMS, V, live, teamName } from "./page.js";
+import { timeUp } from "../lib/clock.js";
+import { D, TEAMS, V, teamName } from "./page.js";
+import { live } from "./state.js";
 
 const svg = document.querySelector("#field-wrap svg");
 const overlay = svg ? svg.querySelector(".overlay") : null;
@@ -25,7 +27,7 @@ export function drawField(s, awaiting) {
       overlay.appendChild(svgEl("rect", { x: s.ends[t] === "x0" ? -0.9 : L + 0.1, y: 0, width: 0.8, height: W, fill: D.colors[t] }));
     });
   }
-  const r = Q.timeUp(s) ? null : s.restart;
+  const r = timeUp(s) ? null : s.restart;
   if (r) {
     overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 1.4, fill: "none", stroke: "#fff", "stroke-width": 0.25, class: "pulse" }));
     overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 0.8, fill: D.colors[r.team], stroke: "#fff", "stroke-width": 0.2, class: "restart-spot" }));

@@ -6,24 +6,17 @@
  *
  * Nothing here judges a rule: the preview is the engine's answer, with nothing stored.
  */
-import { CALLS, Q, T, V, hooks, live, may } from "./page.js";
+import { $, esc, setHtml, setText, show } from "../lib/dom.js";
+import { player } from "../lib/players.js";
+import { fmt, restartText, ruleTitle } from "../lib/words.js";
+import { CALLS, T, V, may } from "./page.js";
+import { live, redraw, setFix } from "./state.js";
 import * as queue from "./queue.js";
-import { describe, entryEvent, entryTime } from "./entries.js";
-import { ruleTitle } from "./legal.js";
+import { actionOf, describe, entryEvent, entryTime, fixable } from "./entries.js";
+import { cancel as cancelCall, start as startCall } from "./builder.js";
+import { submit } from "./calls.js";
 
-// Calls that cannot be rebuilt here: the clock's own controls, the shootout's sheet, abandoning, and
-// calls without fields (a half's start or end): void them instead.
-const NOT_HERE = new Set(["pause", "resume", "set", "shootout_start", "abandon", "period_start", "period_end"]);
 const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id", "_period"]); // the log's own fields
-
-/* The console call that logs `e` (a violation's kind, a card's colour, else its type). */
-export function actionOf(e) {
-  if (e.type === "violation") return e.kind;
-  if (e.type === "card") return e.color;
-  if (e.type === "clock") return e.action;
-  return e.type;
-}
-export function fixable(action) { return !NOT_HERE.has(action) && !!CALLS[action]; }
 
 /* What the log entry's menu offers for `e` (a log entry). */
 export function offers(e) {
@@ -44,11 +37,11 @@ function bodyOf(e) {
 
 /* Begin a correction of log entry `e`: "amend", "insert" (a missed call after it) or "disallow". */
 export function begin(mode, e) {
-  if (live.call) hooks.cancelCall(true);
+  if (live.call) cancelCall(true);
   const ev = bodyOf(entryEvent(e));
-  live.fix = { mode: mode === "insert" ? "insert" : "amend", seq: e.seq, entry: e, carry: null, key: null, result: null, body: null, n: 0 };
-  Q.setText("fix-what", Q.fmt(mode === "insert" ? T.fix_after : T.fix_replaces, { what: what(e) }));
-  Q.$("fix-reason").value = "";
+  setFix({ mode: mode === "insert" ? "insert" : "amend", seq: e.seq, entry: e, carry: null, key: null, result: null, body: null, n: 0 });
+  setText("fix-what", fmt(mode === "insert" ? T.fix_after : T.fix_replaces, { what: what(e) }));
+  $("fix-reason").value = "";
   drawPreview();
   window.scrollTo(0, 0); // the log is below: the field and the builder are at the top
   if (mode === "insert") { choose(); return; }
@@ -56,10 +49,10 @@ export function begin(mode, e) {
     // The goal is voided by the call that should have been made (4.3, 7.2 note): by default a
     // scorer's team-mate in the area; the referee taps where, and may choose another call.
     live.fix.carry = { team: ev.team, player: ev.player === undefined ? null : ev.player };
-    hooks.startCall("player_in_area", live.fix.carry);
+    rebuild("player_in_area", live.fix.carry);
     return;
   }
-  hooks.startCall(actionOf(ev), ev);
+  rebuild(actionOf(ev), ev);
 }
 
 /* A call that arrived too late to be judged at its own time (SPEC M1: another official had logged a later
@@ -69,7 +62,7 @@ export function beginInsert(anchor, body) {
   begin("insert", anchor);
   live.fix.at_ms = body.at_ms;
   const ev = bodyOf(body);
-  hooks.startCall(actionOf(ev), ev); // the caller offers only calls the builder can rebuild (fixable)
+  rebuild(actionOf(ev), ev); // the caller offers only calls the builder can rebuild (fixable)
 }
 
 function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTime(e) ? " (" + entryTime(e) + ")" : ""); }
@@ -77,27 +70,39 @@ function what(e) { return "#" + e.seq + " " + describe(entryEvent(e)) + (entryTi
 /* Choose the call (a missed one, or another call in place of the logged one): the call buttons. */
 function choose() {
   const f = live.fix;
-  Q.show("builder", false);
-  Q.show("actions", true);
-  Q.setText("fix-banner-text", Q.fmt(f.mode === "insert" ? T.fix_choose_insert : T.fix_choose_amend, { what: what(f.entry) }));
-  Q.show("fix-banner", true);
-  hooks.redraw();
+  show("builder", false);
+  show("actions", true);
+  setText("fix-banner-text", fmt(f.mode === "insert" ? T.fix_choose_insert : T.fix_choose_amend, { what: what(f.entry) }));
+  show("fix-banner", true);
+  redraw();
+}
+
+/* The builder, opened for this correction: filled in from `prefill`; it hands each call it describes to
+ * preview() and closing it ends the correction. */
+function rebuild(action, prefill) {
+  const f = live.fix;
+  startCall(action, { prefill: prefill, preview: preview, end: () => { if (live.fix === f) end(); } });
+}
+
+/* A call button pressed while choosing the call of a correction (main.js). */
+export function chooseCall(action) {
+  if (fixable(action)) rebuild(action, live.fix.carry || {});
 }
 
 export function end() {
-  live.fix = null;
-  Q.show("fix-banner", false);
-  Q.show("b-fix", false);
-  if (live.call) hooks.cancelCall();
-  else hooks.redraw();
+  setFix(null);
+  show("fix-banner", false);
+  show("b-fix", false);
+  if (live.call) cancelCall();
+  else redraw();
 }
 
 /* The call the builder describes (or null while incomplete): ask the server what it would do. */
 export function preview(event) {
   const f = live.fix;
   if (!f) return;
-  Q.show("fix-banner", false);
-  Q.show("b-fix", true);
+  show("fix-banner", false);
+  show("b-fix", true);
   if (!event) {
     f.event = null;
     f.key = null;
@@ -135,27 +140,27 @@ export function refresh() {
 function wrap(f, event, withReason) {
   if (f.at_ms !== undefined && f.at_ms !== null && event.at_ms === undefined) event = Object.assign({}, event, { at_ms: f.at_ms });
   const body = f.mode === "insert" ? { type: "insert", after: f.seq, event: event } : { type: "amend", target: f.seq, event: event };
-  const reason = (Q.$("fix-reason").value || "").trim();
+  const reason = ($("fix-reason").value || "").trim();
   if (reason && withReason !== false) body.reason = reason;
   return body;
 }
 
 function drawPreview() {
   const f = live.fix;
-  const box = Q.$("fix-preview");
-  const save = Q.$("fix-save");
+  const box = $("fix-preview");
+  const save = $("fix-save");
   let html = "", cls = "fix-preview", ok = false;
   const r = f && f.result;
   if (!f || !f.event) {
-    html = Q.esc(T.fix_incomplete);
+    html = esc(T.fix_incomplete);
   } else if (r && r.loading) {
-    html = Q.esc(T.fix_previewing);
+    html = esc(T.fix_previewing);
   } else if (r && r.offline) {
-    html = Q.esc(T.fix_no_preview);
+    html = esc(T.fix_no_preview);
     ok = true; // no preview without the network: it can still be queued; the server rules on it
   } else if (r && r.status === 200 && r.data && r.data.state) {
-    html = changes(live.server, r.data.state).map((line) => "<li>" + Q.esc(line) + "</li>").join("");
-    html = '<b class="ok">' + Q.esc(T.fix_accepted) + "</b><ul>" + html + "</ul>";
+    html = changes(live.server, r.data.state).map((line) => "<li>" + esc(line) + "</li>").join("");
+    html = '<b class="ok">' + esc(T.fix_accepted) + "</b><ul>" + html + "</ul>";
     cls += " accepted";
     ok = true;
   } else if (r) {
@@ -163,7 +168,7 @@ function drawPreview() {
     cls += " refused";
   }
   box.className = cls;
-  Q.setHtml(box, html);
+  setHtml(box, html);
   save.disabled = !ok;
 }
 
@@ -171,28 +176,28 @@ function drawPreview() {
 function changes(before, after) {
   const out = [];
   const score = (s) => s.score.home + "–" + s.score.away;
-  out.push(score(before) === score(after) ? Q.fmt(T.fix_score_same, { score: score(after) }) : Q.fmt(T.fix_score, { before: score(before), after: score(after) }));
-  const r0 = Q.restartText(before) || "—", r1 = Q.restartText(after) || "—";
-  out.push(r0 === r1 ? Q.fmt(T.fix_restart_same, { restart: r1 }) : Q.fmt(T.fix_restart, { before: r0, after: r1 }));
-  if (before.phase !== after.phase) out.push(Q.fmt(T.fix_phase, { before: V.phase[before.phase], after: V.phase[after.phase] }));
+  out.push(score(before) === score(after) ? fmt(T.fix_score_same, { score: score(after) }) : fmt(T.fix_score, { before: score(before), after: score(after) }));
+  const r0 = restartText(before) || "—", r1 = restartText(after) || "—";
+  out.push(r0 === r1 ? fmt(T.fix_restart_same, { restart: r1 }) : fmt(T.fix_restart, { before: r0, after: r1 }));
+  if (before.phase !== after.phase) out.push(fmt(T.fix_phase, { before: V.phase[before.phase], after: V.phase[after.phase] }));
   ["home", "away"].forEach((t) => {
     const was = before.teams[t].sent_off, now = after.teams[t].sent_off;
-    now.filter((n) => was.indexOf(n) < 0).forEach((n) => out.push(Q.fmt(T.fix_sent_off, { player: after.teams[t].name + " " + Q.player(t, n) })));
-    was.filter((n) => now.indexOf(n) < 0).forEach((n) => out.push(Q.fmt(T.fix_not_sent_off, { player: after.teams[t].name + " " + Q.player(t, n) })));
+    now.filter((n) => was.indexOf(n) < 0).forEach((n) => out.push(fmt(T.fix_sent_off, { player: after.teams[t].name + " " + player(t, n) })));
+    was.filter((n) => now.indexOf(n) < 0).forEach((n) => out.push(fmt(T.fix_not_sent_off, { player: after.teams[t].name + " " + player(t, n) })));
   });
   return out;
 }
 
 function refusal(data) {
-  const head = data.error === "rule" ? Q.fmt(T.refused_rule, { rule: data.rule }) : T[data.error] || T.refused;
-  let html = '<b class="no">' + Q.esc(head) + "</b> " + Q.esc(ruleTitle(data.rule)) + '<p class="msg">' + Q.esc(data.message || "") + "</p>";
+  const head = data.error === "rule" ? fmt(T.refused_rule, { rule: data.rule }) : T[data.error] || T.refused;
+  let html = '<b class="no">' + esc(head) + "</b> " + esc(ruleTitle(data.rule)) + '<p class="msg">' + esc(data.message || "") + "</p>";
   if (data.first_refused) {
     const e = live.log.find((x) => x.seq === data.first_refused);
     const text = e ? what(e) : "#" + data.first_refused;
-    html += '<p class="first" data-first-refused="' + data.first_refused + '">' + Q.esc(Q.fmt(T.fix_first_refused, { what: text })) + "</p>";
+    html += '<p class="first" data-first-refused="' + data.first_refused + '">' + esc(fmt(T.fix_first_refused, { what: text })) + "</p>";
   }
   const fields = Object.keys(data.fields || {}).map((k) => k + T.colon + [].concat(data.fields[k]).join(" "));
-  if (fields.length) html += '<p class="msg">' + Q.esc(fields.join("; ")) + "</p>";
+  if (fields.length) html += '<p class="msg">' + esc(fields.join("; ")) + "</p>";
   return html;
 }
 
@@ -201,16 +206,16 @@ function save() {
   if (!f || !f.event) return;
   const body = wrap(f, f.event);
   end();
-  hooks.submit(body);
+  submit(body);
 }
 
-Q.$("fix-save").addEventListener("click", save);
-Q.$("fix-banner-cancel").addEventListener("click", end);
-Q.$("fix-other").addEventListener("click", () => {
+$("fix-save").addEventListener("click", save);
+$("fix-banner-cancel").addEventListener("click", end);
+$("fix-other").addEventListener("click", () => {
   const f = live.fix;
   if (!f) return;
   const c = live.call;
   if (c) f.carry = { team: c.team, player: c.picks[0] === undefined ? null : c.picks[0], spot: c.spot };
-  hooks.cancelCall(true);
+  cancelCall(true);
   choose();
 });

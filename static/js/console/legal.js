@@ -9,13 +9,10 @@
  * goal or ball out another official logged just now stays offered to this role, which may log it, for
  * 10 s of game time (qalisball/rules/legal.py's for_role does the same).
  */
-import { D, Q, V, allowed, hooks, role, teamName } from "./page.js";
-
-// The params of a refusal that name a team, an event type, or an N_ phrase (as api.localised_refusal).
-const TEAM_PARAMS = new Set(["team", "restarting", "winner", "due"]);
-const EVENT_PARAMS = new Set(["event", "event_type", "type"]);
-const PHRASE_PARAMS = new Set(["phase", "what", "restart"]);
-const RT = D.rule_templates || {};
+import { elapsed, isHalf } from "../lib/clock.js";
+import { reasonText as renderReason } from "../lib/words.js";
+import { allowed, role, teamName } from "./page.js";
+import { redraw } from "./state.js";
 
 /* The engine's verdict on `call` for `team` (null: for either team):
  * {ok: true}, {ok: false, reason}, or {ok: null} when no verdict is known (to be ruled). */
@@ -37,12 +34,12 @@ function seenByAnother(state, call, team) {
 let closing = null; // the timer that redraws the buttons when the window closes (the game clock runs)
 function stillOpen(state, w) {
   if (w.until_ms === null || w.until_ms === undefined) return true;
-  if (!Q.isHalf(state)) return false;
-  const left = w.until_ms - Q.elapsed(state);
+  if (!isHalf(state)) return false;
+  const left = w.until_ms - elapsed(state);
   if (left < 0) return false;
   if (state.clock.running) {
     clearTimeout(closing);
-    closing = setTimeout(() => { if (hooks.redraw) hooks.redraw(); }, left + 50);
+    closing = setTimeout(() => { if (true) redraw(); }, left + 50);
   }
   return true;
 }
@@ -78,22 +75,6 @@ export function takerRequired(state) {
   return !!(state && state.restart && state.restart.type === "penalty");
 }
 
-/* A reason of `legal` (or a refusal's template and params) in the page's language. */
-export function reasonText(r) {
-  if (!r) return "";
-  if (!r.template) return r.message || "";
-  const params = {};
-  Object.keys(r.params || {}).forEach((k) => {
-    let v = r.params[k];
-    if (TEAM_PARAMS.has(k) && (v === "home" || v === "away")) v = teamName(v);
-    else if (EVENT_PARAMS.has(k) && typeof v === "string" && V.event[v]) v = V.event[v];
-    else if (PHRASE_PARAMS.has(k) && typeof v === "string" && v) v = RT[v] || v;
-    params[k] = v;
-  });
-  return Q.fmt(RT[r.template] || r.template, params);
-}
-
-/* The rule's title in the page's language ("11.1" → "Substitutions: the basic principle"). */
-export function ruleTitle(rule) {
-  return rule ? D.rules[rule] || D.rules[String(rule).split(".")[0]] || "" : "";
-}
+/* A reason of `legal` (or a refusal's template and params) in the page's language: the one renderer
+ * (lib/words.js), with this match's team names. */
+export function reasonText(r) { return renderReason(r, teamName); }

@@ -1,12 +1,19 @@
-/* The event log, the waiting calls, Undo (two taps: the first arms it for 6 s) and the notices that
- * tell the engine's decisions and refusals. A tap on an event opens its menu: correct it, add a
+/* The event log, the waiting calls, Undo (two taps: the first arms it for 6 s), and the notices of the
+ * engine's answers to the calls sent (notices.js draws them). A tap on an event opens its menu: correct it, add a
  * missed call after it, disallow a goal (fix.js), or write a note about it (notes.js). */
-import { CALLS, D, Q, T, V, allowed, hooks, live, may } from "./page.js";
-import { describe, entryEvent, entryTime, isVoided, undoWhat, voidedWhat } from "./entries.js";
+import { $, esc, setHtml, setText, show } from "../lib/dom.js";
+import { mmss } from "../lib/clock.js";
+import { fmt } from "../lib/words.js";
+import { CALLS, D, T, V, allowed, may } from "./page.js";
+import { appendEntry, live, setLog } from "./state.js";
+import { actionOf, describe, entryEvent, entryTime, fixable, isVoided, undoWhat, voidedWhat } from "./entries.js";
 import * as queue from "./queue.js";
-import { reasonText, ruleTitle, verdict } from "./legal.js";
+import { ruleTitle } from "../lib/words.js";
+import { reasonText, verdict } from "./legal.js";
 import * as fix from "./fix.js";
 import * as notes from "./notes.js";
+import { hintFor, notice, refusedHere } from "./notices.js";
+import { submit } from "./calls.js";
 
 const ARMED_MS = 6000;
 /* SPEC M8: the log entries whose yellow card was a player's second, as the engine's replay says
@@ -36,7 +43,7 @@ function maySecondYellow(e) {
   return e.type === "void" || e.type === "amend" || e.type === "insert" || ev.type === "card" || (ev.type === "foul" && !!ev.card);
 }
 let armed = null; // a void waiting for its confirming second tap: {seq, button, timer}
-const undoBtn = Q.$("undo");
+const undoBtn = $("undo");
 
 /* M6, D132 (the engine's catalogue, handed over as page data): the score sheet's events and the
  * organiser's are never undone from a console; a locked match takes no void at all. */
@@ -61,7 +68,7 @@ export function drawUndo() {
   if (!undoBtn) return;
   const queued = queue.cancellable();
   if (queued) {
-    Q.setText(undoBtn, Q.fmt(T.cancel_queued, { what: describe(queued) }));
+    setText(undoBtn, fmt(T.cancel_queued, { what: describe(queued) }));
     undoBtn.disabled = false;
     undoBtn.setAttribute("data-target", "");
     undoBtn.setAttribute("data-queued", queued.id);
@@ -70,8 +77,8 @@ export function drawUndo() {
   undoBtn.removeAttribute("data-queued");
   const e = lastVoidable();
   const isArmed = !!(e && armed && armed.button === undoBtn && armed.seq === e.seq);
-  const label = !e ? T.undo_nothing : isArmed ? T.tap_again_undo + T.colon + undoWhat(e) : Q.fmt(T.undo_label, { what: undoWhat(e) });
-  Q.setText(undoBtn, label);
+  const label = !e ? T.undo_nothing : isArmed ? T.tap_again_undo + T.colon + undoWhat(e) : fmt(T.undo_label, { what: undoWhat(e) });
+  setText(undoBtn, label);
   undoBtn.classList.toggle("armed", isArmed);
   undoBtn.disabled = !e;
   undoBtn.setAttribute("data-target", e ? e.seq : "");
@@ -79,7 +86,7 @@ export function drawUndo() {
 
 /* The Note button follows `legal` like every call: greyed, with the engine's reason, once locked (M6). */
 function drawNoteOpen() {
-  const b = Q.$("note-open");
+  const b = $("note-open");
   if (!b) return;
   const v = verdict(live.view, "note", null);
   b.disabled = v.ok === false || live.revoked;
@@ -92,10 +99,10 @@ export function drawLog() {
   for (let j = q.length - 1; j >= 0; j--) {
     const b = q[j];
     const sending = queue.isInflight(b.id);
-    html += '<li class="queued" data-id="' + Q.esc(b.id) + '"><span class="t">' + (b.at_ms !== undefined ? Q.mmss(b.at_ms) : "") + "</span> " +
-      '<span class="d">' + Q.esc(describe(b)) + "</span> " +
-      '<span class="vd">' + Q.esc(sending ? T.sending_one : T.queued) + "</span>" +
-      (sending ? "" : ' <button type="button" class="void-btn" data-cancel="' + Q.esc(b.id) + '">' + Q.esc(T.cancel) + "</button>") + "</li>";
+    html += '<li class="queued" data-id="' + esc(b.id) + '"><span class="t">' + (b.at_ms !== undefined ? mmss(b.at_ms) : "") + "</span> " +
+      '<span class="d">' + esc(describe(b)) + "</span> " +
+      '<span class="vd">' + esc(sending ? T.sending_one : T.queued) + "</span>" +
+      (sending ? "" : ' <button type="button" class="void-btn" data-cancel="' + esc(b.id) + '">' + esc(T.cancel) + "</button>") + "</li>";
   }
   for (let i = live.log.length - 1; i >= 0; i--) {
     const e = live.log[i];
@@ -105,14 +112,14 @@ export function drawLog() {
     const sy = secondSeqs.has(e.seq);
     html += '<li class="' + (voided ? "voided" : "") + (sy ? " second-yellow" : "") + (openSeq === e.seq ? " open" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
       '<span class="t">' + entryTime(e) + "</span> " +
-      '<span class="d">' + Q.esc(describe(e, sy)) + "</span> " +
-      '<span class="by">' + Q.esc(Q.fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span>" +
-      (voided ? ' <span class="vd">' + Q.esc(T.voided) + "</span>" : "") +
-      (canVoid ? ' <button type="button" class="void-btn' + (isArmed ? " armed" : "") + '" data-void="' + e.seq + '">' + Q.esc(isArmed ? T.tap_again_undo : T.void) + "</button>" : "") +
+      '<span class="d">' + esc(describe(e, sy)) + "</span> " +
+      '<span class="by">' + esc(fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span>" +
+      (voided ? ' <span class="vd">' + esc(T.voided) + "</span>" : "") +
+      (canVoid ? ' <button type="button" class="void-btn' + (isArmed ? " armed" : "") + '" data-void="' + e.seq + '">' + esc(isArmed ? T.tap_again_undo : T.void) + "</button>" : "") +
       (openSeq === e.seq ? menu(e) : "") +
       "</li>";
   }
-  Q.setHtml("log", html);
+  setHtml("log", html);
   drawUndo();
 }
 
@@ -120,10 +127,10 @@ export function drawLog() {
 function menu(e) {
   const o = fix.offers(e);
   let h = "";
-  if (o.amend) h += '<button type="button" class="act small" data-fix="amend">' + Q.esc(T.fix_correct) + "</button>";
-  if (o.insert) h += '<button type="button" class="act small" data-fix="insert">' + Q.esc(T.fix_add_after) + "</button>";
-  if (o.disallow) h += '<button type="button" class="act small stop" data-fix="disallow">' + Q.esc(T.fix_disallow) + "</button>";
-  if (may.note && e.type !== "void" && !locked() && !live.revoked) h += '<button type="button" class="act small" data-note-about="1">' + Q.esc(T.note_about) + "</button>";
+  if (o.amend) h += '<button type="button" class="act small" data-fix="amend">' + esc(T.fix_correct) + "</button>";
+  if (o.insert) h += '<button type="button" class="act small" data-fix="insert">' + esc(T.fix_add_after) + "</button>";
+  if (o.disallow) h += '<button type="button" class="act small stop" data-fix="disallow">' + esc(T.fix_disallow) + "</button>";
+  if (may.note && e.type !== "void" && !locked() && !live.revoked) h += '<button type="button" class="act small" data-note-about="1">' + esc(T.note_about) + "</button>";
   return h ? '<div class="entry-menu">' + h + "</div>" : "";
 }
 
@@ -131,17 +138,16 @@ function menu(e) {
 export function addEntry(e) {
   if (live.log.some((x) => x.seq === e.seq)) return;
   if (live.log.length && e.seq > live.log[live.log.length - 1].seq + 1) { resyncLog(); return; }
-  live.log.push(e);
+  appendEntry(e);
   // M6: a reopen arriving live replaces whatever the console said while the match was locked (a
   // refusal citing M6 would otherwise stay up) with the organiser's reason.
-  if (e.type === "reopen") notice({ kind: "decision", rule: "M6", title: V.event.reopen, msg: Q.fmt(T.reopened_notice, { reason: e.reason }) });
-  if (e.type === "void" || e.type === "amend") live.log.forEach((x) => { if (x.seq === e.target) x.voided_by = e.seq; });
+  if (e.type === "reopen") notice({ kind: "decision", rule: "M6", title: V.event.reopen, msg: fmt(T.reopened_notice, { reason: e.reason }) });
   if (maySecondYellow(e)) refreshSecondYellows();
   drawLog();
 }
 
 export function resyncLog() {
-  queue.api("GET", "/events").then((r) => r.json()).then((l) => { live.log = l; drawLog(); refreshSecondYellows(); }).catch(() => {});
+  queue.api("GET", "/events").then((r) => r.json()).then((l) => { setLog(l); drawLog(); refreshSecondYellows(); }).catch(() => {});
 }
 
 function armOrVoid(seq, button) {
@@ -150,7 +156,7 @@ function armOrVoid(seq, button) {
     armed = null;
     const v = verdict(live.view, "void", null);
     if (v.ok === false) { refusedHere(V.event.void, v.reason); drawLog(); return; }
-    hooks.submit({ type: "void", target: seq, reason: "undo" });
+    submit({ type: "void", target: seq, reason: "undo" });
     drawLog();
     return;
   }
@@ -167,7 +173,7 @@ if (undoBtn) undoBtn.addEventListener("click", () => {
   const seq = Number(undoBtn.getAttribute("data-target"));
   if (seq) armOrVoid(seq, undoBtn);
 });
-Q.$("log").addEventListener("click", (ev) => {
+$("log").addEventListener("click", (ev) => {
   const b = ev.target.closest("[data-void]");
   if (b) { armOrVoid(Number(b.getAttribute("data-void")), "log"); return; }
   const c = ev.target.closest("[data-cancel]");
@@ -183,64 +189,11 @@ Q.$("log").addEventListener("click", (ev) => {
   drawLog();
 });
 
-/* ---- notices: refusals and decisions ------------------------------------------------------ */
-export function notice(n) {
-  const box = Q.$("notice");
-  box.className = "notice " + (n.kind || "refusal");
-  Q.setText("notice-rule", n.rule || "");
-  Q.setText("notice-title", n.title || "");
-  Q.setText("notice-msg", n.msg || "");
-  Q.setText("notice-hint", n.hint || "");
-  Q.show("notice-hint", !!n.hint);
-  const act = Q.$("notice-action");
-  noticeAction = n.action || null;
-  Q.setText(act, noticeAction ? noticeAction.label : "");
-  act.hidden = !noticeAction;
-  Q.show(box, true);
-  // The notices' box has a fixed height (issue 13): under a banner, scroll it to the new notice.
-  const area = Q.$("notices");
-  if (area) area.scrollTop = box.offsetTop; // .notices is positioned: offsetTop is within it
-}
-let noticeAction = null; // {label, run}: what the notice offers (a goal just logged: disallow it)
-Q.$("notice-action").addEventListener("click", () => {
-  const a = noticeAction;
-  hideNotice();
-  if (a) a.run();
-});
-export function hideNotice() { Q.show("notice", false); }
-Q.$("notice-close").addEventListener("click", hideNotice);
-
-/* Issue 13, D169: after a refusal because the ball is dead or in play, what to log first: the engine's
- * `next_call` (on `legal`'s reasons and on a 409). Named only to a role that may log it (the catalogue's
- * `who`: page data `allowed`); any other role is told to ask the referee. A refusal without one gets none. */
-const HINTS = {
-  restart_taken: ["hint_take_restart", "hint_ask_take_restart"],
-  ball_out_end: ["hint_end_line", "hint_ask_end_line"],
-  stoppage: ["hint_stop_first", "hint_ask_stop_first"], // any call that stops play: a violation or a foul
-};
-function mayLog(call) {
-  if (call !== "stoppage") return allowed.has(call);
-  return Object.keys(CALLS).some((c) => allowed.has(c) && (CALLS[c].type === "violation" || CALLS[c].type === "foul"));
-}
-export function hintFor(nextCall) {
-  const h = HINTS[nextCall];
-  return h ? T[h[mayLog(nextCall) ? 0 : 1]] : "";
-}
-
-/* A greyed call pressed: the engine's own reason, with its rule, in the page's language. */
-export function refusedHere(what, reason) {
-  if (!reason) return;
-  notice({
-    kind: "refusal", rule: Q.fmt(T.not_now_rule, { rule: reason.rule }), title: ruleTitle(reason.rule),
-    msg: what + " — " + reasonText(reason), hint: hintFor(reason.next_call),
-  });
-}
-
 /* The server refused a call (its message is already in the page's language). */
 export function refused(data, body, queued) {
   const rule = data && data.rule;
-  const head = data && data.error === "rule" ? Q.fmt(T.refused_rule, { rule: rule }) : T[data && data.error] || T.refused;
-  const what = body.type === "void" ? Q.fmt(T.undo_label, { what: voidedWhat(body.target) }) : describe(body);
+  const head = data && data.error === "rule" ? fmt(T.refused_rule, { rule: rule }) : T[data && data.error] || T.refused;
+  const what = body.type === "void" ? fmt(T.undo_label, { what: voidedWhat(body.target) }) : describe(body);
   let msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + ((data && data.message) || "");
   const fields = flattenFields(data && data.fields, "", []);
   if (fields.length) msg += T.colon + fields.join("; ");
@@ -250,7 +203,7 @@ export function refused(data, body, queued) {
   // The server says where it fits (`fits_after`, the engine's replay); offered only in the half it was
   // stamped in, and for calls the builder can rebuild (not the clock's own controls).
   const anchor = data && typeof data.fits_after === "number" ? live.log.find((x) => x.seq === data.fits_after) : null;
-  const rebuildable = fix.fixable(fix.actionOf(body)) && body._period === live.server.period;
+  const rebuildable = fixable(actionOf(body)) && body._period === live.server.period;
   if (queued && rule === "M1" && anchor && rebuildable) {
     if (may.insert) action = { label: T.add_as_missed, run: () => fix.beginInsert(anchor, body) };
     else hint = T.ask_referee_missed;
@@ -272,11 +225,11 @@ function flattenFields(fields, prefix, out) {
  * After a goal, the referee may disallow it at once (M3: an amend into the call that voids it). */
 export function decided(body, s, seq) {
   if (!s) return;
-  const after = s.restart ? Q.fmt(T.restart_pending, { restart: V.restart[s.restart.type], team: s.teams[s.restart.team].name }) : "";
+  const after = s.restart ? fmt(T.restart_pending, { restart: V.restart[s.restart.type], team: s.teams[s.restart.team].name }) : "";
   let msg = after ? "→ " + after : "";
   if (body.type === "foul" && body.player !== null && body.player !== undefined && s.teams[body.team].fouls) {
     const n = s.teams[body.team].fouls[String(body.player)];
-    if (n) msg += (msg ? " · " : "") + Q.fmt(n === 1 ? T.fouls_now_one : T.fouls_now, { player: "#" + body.player, n: n });
+    if (n) msg += (msg ? " · " : "") + fmt(n === 1 ? T.fouls_now_one : T.fouls_now, { player: "#" + body.player, n: n });
   }
   const ts = body.team && s.teams[body.team];
   const second = !!(ts && (body.type === "card" || body.type === "foul") && (ts.second_yellow || []).indexOf(body.player) >= 0 &&
@@ -297,7 +250,7 @@ export function duplicate(body, data) {
   notice({
     kind: "duplicate",
     rule: "M4",
-    title: Q.fmt(T.already_logged, { role: V.role[data.by] || data.by }),
+    title: fmt(T.already_logged, { role: V.role[data.by] || data.by }),
     msg: describe(body) + (e && entryTime(e) ? " · " + entryTime(e) : ""),
   });
 }

@@ -1,9 +1,14 @@
 /* Notes for the referee's report (SPEC M7), from every official's console: about the match, an event
  * of the log (its menu opens this about it), a team or a player, optionally with a misconduct code. */
-import { D, Q, T, TEAMS, hooks, live, rosterNumbers, teamName } from "./page.js";
+import { $, esc, setHtml, setText, show } from "../lib/dom.js";
+import { player } from "../lib/players.js";
+import { fmt } from "../lib/words.js";
+import { D, T, TEAMS, rosterNumbers, teamName } from "./page.js";
+import { live } from "./state.js";
 import { describe, entryEvent, entryTime } from "./entries.js";
+import { submit } from "./calls.js";
 
-const dialog = Q.$("note-dialog");
+const dialog = $("note-dialog");
 let note = null; // {about, team, player, code}
 
 /* Open the note form; `e`: the log entry it is about (its team and player are filled in). */
@@ -11,13 +16,13 @@ export function open(e) {
   if (!dialog || live.revoked) return;
   const ev = e ? entryEvent(e) : {};
   note = { about: e ? e.seq : null, team: ev.team || null, player: ev.player === undefined ? null : ev.player, code: null };
-  Q.$("note-text").value = "";
-  Q.setText("note-about", e ? Q.fmt(T.note_about_event, { what: "#" + e.seq + " " + describe(ev) + (entryTime(e) ? " (" + entryTime(e) + ")" : "") }) : "");
-  Q.show("note-about", !!e);
+  $("note-text").value = "";
+  setText("note-about", e ? fmt(T.note_about_event, { what: "#" + e.seq + " " + describe(ev) + (entryTime(e) ? " (" + entryTime(e) + ")" : "") }) : "");
+  show("note-about", !!e);
   draw();
   if (dialog.showModal) dialog.showModal();
   else dialog.setAttribute("open", "");
-  Q.$("note-text").focus();
+  $("note-text").focus();
 }
 
 function close() {
@@ -28,28 +33,28 @@ function close() {
 
 function draw() {
   const btn = (label, attrs, on) => '<button type="button" class="toggle' + (on ? " on" : "") + '" ' +
-    Object.keys(attrs).map((k) => k + '="' + Q.esc(attrs[k]) + '"').join(" ") + ">" + Q.esc(label) + "</button>";
-  Q.setHtml("note-teams", btn(T.note_match, { "data-note-team": "" }, !note.team) +
+    Object.keys(attrs).map((k) => k + '="' + esc(attrs[k]) + '"').join(" ") + ">" + esc(label) + "</button>";
+  setHtml("note-teams", btn(T.note_match, { "data-note-team": "" }, !note.team) +
     TEAMS.map((t) => btn(teamName(t), { "data-note-team": t }, note.team === t)).join(""));
-  const sel = Q.$("note-player");
+  const sel = $("note-player");
   sel.innerHTML = "";
   sel.add(new Option(T.note_no_player, ""));
-  if (note.team) rosterNumbers(live.view.teams[note.team]).forEach((n) => sel.add(new Option(Q.player(note.team, n), String(n))));
+  if (note.team) rosterNumbers(live.view.teams[note.team]).forEach((n) => sel.add(new Option(player(note.team, n), String(n))));
   sel.value = note.player === null ? "" : String(note.player);
   sel.disabled = !note.team;
-  Q.setHtml("note-codes", (D.codes || []).map((c) => btn(c.label, { "data-note-code": c.code }, note.code === c.code)).join(""));
+  setHtml("note-codes", (D.codes || []).map((c) => btn(c.label, { "data-note-code": c.code }, note.code === c.code)).join(""));
 }
 
 function save() {
-  const text = (Q.$("note-text").value || "").trim();
-  if (!text) { Q.$("note-text").focus(); Q.$("note-text").setAttribute("aria-invalid", "true"); return; }
+  const text = ($("note-text").value || "").trim();
+  if (!text) { $("note-text").focus(); $("note-text").setAttribute("aria-invalid", "true"); return; }
   const body = { type: "note", text: text };
   if (note.about) body.about = note.about;
   if (note.team) body.team = note.team;
   if (note.team && note.player !== null) body.player = note.player;
   if (note.code) body.code = note.code;
   close();
-  hooks.submit(body);
+  submit(body);
 }
 
 if (dialog) {
@@ -70,8 +75,8 @@ if (dialog) {
       close();
     }
   });
-  Q.$("note-player").addEventListener("change", (ev) => { if (note) note.player = ev.target.value === "" ? null : Number(ev.target.value); });
-  Q.$("note-text").addEventListener("input", (ev) => ev.target.removeAttribute("aria-invalid"));
-  const opener = Q.$("note-open");
+  $("note-player").addEventListener("change", (ev) => { if (note) note.player = ev.target.value === "" ? null : Number(ev.target.value); });
+  $("note-text").addEventListener("input", (ev) => ev.target.removeAttribute("aria-invalid"));
+  const opener = $("note-open");
   if (opener) opener.addEventListener("click", () => open(null));
 }

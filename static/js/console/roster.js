@@ -1,9 +1,14 @@
 /* The roster editor (SPEC M2), for the referee and the scorer: a late player joins the bench, a name
  * or a shirt number is corrected. Each change is a `roster` event; the rosters every console shows
  * come from the state's `players`, so the change shows at once everywhere. */
-import { Q, T, TEAMS, hooks, live, may, rosterNumbers, teamName } from "./page.js";
+import { $, esc, setHtml, setText } from "../lib/dom.js";
+import { playerName } from "../lib/players.js";
+import { fmt } from "../lib/words.js";
+import { T, TEAMS, may, rosterNumbers, teamName } from "./page.js";
+import { live } from "./state.js";
+import { submit } from "./calls.js";
 
-const panel = Q.$("roster-editor");
+const panel = $("roster-editor");
 let team = "home";
 let drawn = ""; // the roster the form was drawn from: redrawn only when it changed and no field is being typed in
 
@@ -12,23 +17,23 @@ export function draw() {
   const ts = live.view.teams[team];
   const key = team + JSON.stringify(ts.players || {});
   const typing = panel.contains(document.activeElement) && document.activeElement.tagName === "INPUT";
-  Q.setHtml("re-teams", TEAMS.map((t) => '<button type="button" class="pick team-btn ' + t + (t === team ? " chosen" : "") + '" data-re-team="' + t + '">' + Q.esc(teamName(t)) + "</button>").join(""));
+  setHtml("re-teams", TEAMS.map((t) => '<button type="button" class="pick team-btn ' + t + (t === team ? " chosen" : "") + '" data-re-team="' + t + '">' + esc(teamName(t)) + "</button>").join(""));
   if (key === drawn || typing) return;
   drawn = key;
   const rows = rosterNumbers(ts).map((n) => {
-    const name = (ts.players || {})[String(n)] || Q.playerName(team, n);
+    const name = (ts.players || {})[String(n)] || playerName(team, n);
     const first = (ts.renumbered || {})[String(n)];
-    return '<tr data-n="' + n + '"><td><input class="re-number" inputmode="numeric" size="3" maxlength="3" value="' + n + '" aria-label="' + Q.esc(T.roster_number) + '">' +
-      (first !== undefined ? '<small class="muted">' + Q.esc(Q.fmt(T.roster_was, { number: first })) + "</small>" : "") + "</td>" +
-      '<td><input class="re-name" maxlength="80" value="' + Q.esc(name) + '" aria-label="' + Q.esc(T.roster_name) + '"></td>' +
-      '<td><button type="button" class="act small" data-re-save="' + n + '">' + Q.esc(T.roster_save) + "</button></td></tr>";
+    return '<tr data-n="' + n + '"><td><input class="re-number" inputmode="numeric" size="3" maxlength="3" value="' + n + '" aria-label="' + esc(T.roster_number) + '">' +
+      (first !== undefined ? '<small class="muted">' + esc(fmt(T.roster_was, { number: first })) + "</small>" : "") + "</td>" +
+      '<td><input class="re-name" maxlength="80" value="' + esc(name) + '" aria-label="' + esc(T.roster_name) + '"></td>' +
+      '<td><button type="button" class="act small" data-re-save="' + n + '">' + esc(T.roster_save) + "</button></td></tr>";
   }).join("");
-  Q.setHtml("re-rows", rows);
+  setHtml("re-rows", rows);
 }
 
 function msg(text, bad) {
-  Q.setText("re-msg", text);
-  Q.$("re-msg").className = "re-msg" + (bad ? " bad" : "");
+  setText("re-msg", text);
+  $("re-msg").className = "re-msg" + (bad ? " bad" : "");
 }
 
 function number(text) {
@@ -49,19 +54,19 @@ function saveRow(n) {
   if (body.number === undefined && body.name === undefined) { msg(T.roster_unchanged, false); return; }
   drawn = "";
   msg(T.roster_sent, false);
-  hooks.submit(body);
+  submit(body);
 }
 
 function add() {
-  const n = number(Q.$("re-add-number").value);
-  const name = Q.$("re-add-name").value.trim();
-  if (n === null) { msg(T.roster_bad_number, true); Q.$("re-add-number").focus(); return; }
-  if (!name) { msg(T.roster_bad_name, true); Q.$("re-add-name").focus(); return; }
-  Q.$("re-add-number").value = "";
-  Q.$("re-add-name").value = "";
+  const n = number($("re-add-number").value);
+  const name = $("re-add-name").value.trim();
+  if (n === null) { msg(T.roster_bad_number, true); $("re-add-number").focus(); return; }
+  if (!name) { msg(T.roster_bad_name, true); $("re-add-name").focus(); return; }
+  $("re-add-number").value = "";
+  $("re-add-name").value = "";
   drawn = "";
   msg(T.roster_sent, false);
-  hooks.submit({ type: "roster", team: team, add: { number: n, name: name } });
+  submit({ type: "roster", team: team, add: { number: n, name: name } });
 }
 
 /* The answer to a roster change, shown in the editor (the notice may be out of sight). */
@@ -73,7 +78,7 @@ export function answered(body, ok, message) {
 }
 
 if (panel && may.roster) {
-  const toggle = Q.$("roster-edit");
+  const toggle = $("roster-edit");
   toggle.hidden = false;
   toggle.addEventListener("click", () => {
     panel.hidden = !panel.hidden;

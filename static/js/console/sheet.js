@@ -3,9 +3,14 @@
  * captains sign on the referee's tablet (a name, and a signature drawn on a canvas, sent as a PNG of
  * at most 100 KB); the referee's signature locks the match. Every console shows whether the sheet is
  * provisional or final (locked). */
-import { D, Q, T, hooks, live, may } from "./page.js";
+import { $, esc, setHtml, setText, show as showEl } from "../lib/dom.js";
+import { fmt } from "../lib/words.js";
+import { drawSheet } from "../lib/header.js";
+import { D, T, may } from "./page.js";
+import { live } from "./state.js";
 import * as queue from "./queue.js";
 import { isVoided, periodName, signerName } from "./entries.js";
+import { submit } from "./calls.js";
 
 // The referee signs last: his signature locks the sheet, and nothing is accepted after it.
 const ORDER = ["assistant1", "assistant2", "scorer", "home_captain", "away_captain", "referee"];
@@ -27,14 +32,14 @@ export function ended(s) {
 }
 
 export function draw(s) {
-  Q.drawSheet(s);
-  Q.show("lock-banner", !!s.locked);
+  drawSheet(s);
+  showEl("lock-banner", !!s.locked);
   drawConfirm(s);
   drawSignatures(s);
 }
 
 function drawConfirm(s) {
-  const box = Q.$("confirm-prompt");
+  const box = $("confirm-prompt");
   if (!box) return;
   const queued = queue.load().filter((b) => b.type === "confirm").map((b) => b.period);
   const open = may.confirm && !s.locked && !live.revoked && !s.ruling
@@ -46,14 +51,14 @@ function drawConfirm(s) {
   const just = (p === 1 && s.phase === "halftime") || (p === 2 && (s.phase === "shootout" || (s.phase === "finished" && !s.shootout))) ||
     (p === "shootout" && s.phase === "finished");
   const score = p === "shootout" && s.shootout ? s.shootout.score : s.score;
-  const text = just ? Q.fmt(T.confirm_prompt_score, { period: periodName(p), home: score.home, away: score.away })
-    : Q.fmt(T.confirm_prompt, { period: periodName(p) });
-  Q.setText("confirm-text", text);
-  Q.$("confirm-send").setAttribute("data-period", String(p));
+  const text = just ? fmt(T.confirm_prompt_score, { period: periodName(p), home: score.home, away: score.away })
+    : fmt(T.confirm_prompt, { period: periodName(p) });
+  setText("confirm-text", text);
+  $("confirm-send").setAttribute("data-period", String(p));
 }
 
 function drawSignatures(s) {
-  const box = Q.$("sign-panel");
+  const box = $("sign-panel");
   if (!box) return;
   const show = s.phase === "finished" || s.phase === "abandoned" || (s.signatures || []).length > 0;
   box.hidden = !show;
@@ -62,13 +67,13 @@ function drawSignatures(s) {
   const rows = ORDER.map((as) => {
     const sig = (s.signatures || []).find((x) => x.as === as);
     let right;
-    if (sig) right = '<span class="signed">✓ ' + Q.esc(sig.name) + ' <small class="muted">' + Q.esc(localTime(sig.at)) + "</small></span>";
-    else if (queued.indexOf(as) >= 0) right = '<span class="muted">' + Q.esc(T.queued) + "</span>";
-    else if (may.sign && !s.locked && !live.revoked) right = '<button type="button" class="act small' + (as === "referee" ? " go" : "") + '" data-sign="' + as + '">' + Q.esc(T.sign) + "</button>";
+    if (sig) right = '<span class="signed">✓ ' + esc(sig.name) + ' <small class="muted">' + esc(localTime(sig.at)) + "</small></span>";
+    else if (queued.indexOf(as) >= 0) right = '<span class="muted">' + esc(T.queued) + "</span>";
+    else if (may.sign && !s.locked && !live.revoked) right = '<button type="button" class="act small' + (as === "referee" ? " go" : "") + '" data-sign="' + as + '">' + esc(T.sign) + "</button>";
     else right = '<span class="muted">—</span>';
-    return '<li data-as="' + as + '"><span class="who">' + Q.esc(signerName(as)) + "</span>" + right + "</li>";
+    return '<li data-as="' + as + '"><span class="who">' + esc(signerName(as)) + "</span>" + right + "</li>";
   }).join("");
-  Q.setHtml("sign-list", rows);
+  setHtml("sign-list", rows);
 }
 
 function localTime(iso) {
@@ -77,21 +82,21 @@ function localTime(iso) {
 }
 
 /* ---- the signature pad ------------------------------------------------------------------- */
-const dialog = Q.$("sign-dialog");
-const pad = Q.$("sign-pad");
+const dialog = $("sign-dialog");
+const pad = $("sign-pad");
 let signing = null; // {as, strokes, box: drawn bounding box}
 
 function openPad(as) {
   signing = { as: as, strokes: 0, box: null };
-  Q.setText("sign-title", Q.fmt(T.sign_title, { who: signerName(as) }));
-  Q.show("sign-warn", as === "referee");
-  Q.$("sign-name").value = as === "referee" || as.indexOf("assistant") === 0 || as === "scorer" ? (D.officials || {})[as] || "" : "";
-  Q.setText("sign-msg", "");
+  setText("sign-title", fmt(T.sign_title, { who: signerName(as) }));
+  showEl("sign-warn", as === "referee");
+  $("sign-name").value = as === "referee" || as.indexOf("assistant") === 0 || as === "scorer" ? (D.officials || {})[as] || "" : "";
+  setText("sign-msg", "");
   if (dialog.showModal) dialog.showModal();
   else dialog.setAttribute("open", "");
   size();
   clear();
-  Q.$("sign-name").focus();
+  $("sign-name").focus();
   ready();
 }
 
@@ -117,8 +122,8 @@ function clear() {
 }
 
 function ready() {
-  const ok = !!signing && signing.strokes > 0 && !!Q.$("sign-name").value.trim();
-  Q.$("sign-save").disabled = !ok;
+  const ok = !!signing && signing.strokes > 0 && !!$("sign-name").value.trim();
+  $("sign-save").disabled = !ok;
 }
 
 let last = null; // the previous point of the stroke being drawn
@@ -188,31 +193,31 @@ export function png(canvas, box) {
 
 function savePad() {
   if (!signing) return;
-  const name = Q.$("sign-name").value.trim();
+  const name = $("sign-name").value.trim();
   if (!name || !signing.strokes) { ready(); return; }
   const url = png(pad, signing.box);
-  if (!url) { Q.setText("sign-msg", T.sign_too_large); return; }
+  if (!url) { setText("sign-msg", T.sign_too_large); return; }
   const body = { type: "sign", as: signing.as, name: name, signature: url };
   closePad();
-  hooks.submit(body);
+  submit(body);
 }
 
 if (dialog) {
-  Q.$("sign-clear").addEventListener("click", clear);
-  Q.$("sign-cancel").addEventListener("click", closePad);
-  Q.$("sign-save").addEventListener("click", savePad);
-  Q.$("sign-name").addEventListener("input", ready);
+  $("sign-clear").addEventListener("click", clear);
+  $("sign-cancel").addEventListener("click", closePad);
+  $("sign-save").addEventListener("click", savePad);
+  $("sign-name").addEventListener("input", ready);
 }
-const list = Q.$("sign-list");
+const list = $("sign-list");
 if (list) list.addEventListener("click", (ev) => {
   const b = ev.target.closest("[data-sign]");
   if (b) openPad(b.getAttribute("data-sign"));
 });
-const confirmBtn = Q.$("confirm-send");
+const confirmBtn = $("confirm-send");
 if (confirmBtn) confirmBtn.addEventListener("click", () => {
   const p = confirmBtn.getAttribute("data-period");
   if (!p) return;
-  hooks.submit({ type: "confirm", period: p === "shootout" ? p : Number(p) });
-  Q.show("confirm-prompt", false);
+  submit({ type: "confirm", period: p === "shootout" ? p : Number(p) });
+  showEl("confirm-prompt", false);
 });
 

@@ -1,0 +1,14 @@
+/* The page's data: the JSON the server rendered into #page-data (state, roster, translated words), read
+ * once. `T` are the page's strings, `V` the vocabulary (phases, restarts, events, cards) in its language.
+ * Nothing here changes after the page has loaded. */
+const el = typeof document !== "undefined" ? document.getElementById("page-data") : null;
+export const data = Object.freeze(el ? JSON.parse(el.textContent) : {});
+export const T = data.strings || {};
+export const V = data.vocab || {};
+
+// Tokens kept in localStorage before they moved into HttpOnly cookies (D53): scripts must not hold them.
+try {
+  Object.keys(localStorage).forEach((k) => {
+    if (k === "qalisball.organiser" || k.indexOf("qalisball.token.") === 0) localStorage.removeItem(k);
+  });
+} catch (e) { /* no storage (private mode, Node): nothing kept */ }
