@@ -153,9 +153,11 @@ class CompetitionBook:
 
     # -- what is derived -------------------------------------------------------------------------
 
-    def snapshot(self, c: Competition) -> Snapshot:
-        """Teams, results and standings now, from the matches' logs and the recorded decisions."""
-        outcomes = {f.id: self._outcome(f.match_id) for f in c.fixtures}
+    def snapshot(self, c: Competition, what_if: dict[str, MatchOutcome] | None = None) -> Snapshot:
+        """Teams, results and standings now, from the matches' logs and the recorded decisions.
+
+        ``what_if``: outcomes by match id to count instead of the logs' (issue 24's what-if; never stored)."""
+        outcomes = {f.id: (what_if or {}).get(f.match_id or "") or self._outcome(f.match_id) for f in c.fixtures}
         forfeit_score = c.config["forfeit"]["score"]
         voided = frozenset(
             f.forfeit["team"] for f in c.fixtures if f.forfeit and not f.decision and c.config["forfeit"]["voids_all_results"]
@@ -195,11 +197,12 @@ class CompetitionBook:
         planned = [f.planned() for f in knockout]
         for number, t in bracket.fill(planned, fixed, ranks, winner).items():
             teams[by_number[number].id] = t
-        winners = {f.number: r.winner for f in knockout if (r := results.get(f.id)) is not None}
+        winners = {f.number: r.winner for f in knockout if (r := results.get(f.id)) is not None and r.winner is not None}
         losers = {  # the third-place match's places (D76)
             f.number: lost[0]
             for f in knockout
             if (r := results.get(f.id)) is not None
+            and r.winner is not None
             and len(lost := [t for t in teams.get(f.id, (None, None)) if t is not None and t != r.winner]) == 1
         }
         changed = {by_number[n].id: sides for n, sides in bracket.changed(planned, fixed, ranks, winners, losers).items()}
@@ -210,6 +213,10 @@ class CompetitionBook:
             for f in c.fixtures
         }
         return Snapshot(teams, outcomes, results, status, tables, pending, voided, changed)
+
+    def fixture_of(self, match_id: str) -> tuple[str, str] | None:
+        """(competition id, fixture id) of a match made from a fixture, or None."""
+        return self._by_match.get(match_id)
 
     def _outcome(self, match_id: str | None) -> MatchOutcome | None:
         if match_id is None or match_id not in self.matches.matches:

@@ -204,7 +204,7 @@ class FixturesAndResults(PlayerRecords):
         out: dict[str, Any] = {
             "starters": c.config["match"]["starters"],
             "field": {"length": fld["length"], "width": fld["width"], "side_lines": fld["side_lines"]},
-            "rules": c.config["match"]["rules"],
+            "rules": self._fixture_rules(c, f),
             "venue": f"{c.name} · {fld['name']}"[:200],
             "starts_at": f.starts_at,
             "officials": {role: self.officials[oid].name for role, oid in f.officials.items() if oid in self.officials},
@@ -223,6 +223,15 @@ class FixturesAndResults(PlayerRecords):
                 team["color"] = t.color
             out[side] = team
         return out
+
+    @staticmethod
+    def _fixture_rules(c: Competition, f: Fixture) -> dict[str, Any]:
+        """The competition's match rules for this fixture. A knockout fixture needs a winner (C2): under
+        rule book 1.0, which has no shootout, its match is created with ``shootout_on_draw`` (V1-D2)."""
+        rules = dict(c.config["match"]["rules"])
+        if rules.get("rule_set") == "1.0" and f.stage != "group":
+            rules["shootout_on_draw"] = True
+        return rules
 
     def forfeit(self, c: Competition, f: Fixture, team: str, reason: str) -> Fixture:
         """C6: the team not ready ``after_minutes`` after the scheduled start forfeits."""

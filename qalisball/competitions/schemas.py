@@ -21,6 +21,7 @@ from qalisball.match.schemas import (
     StrictBool,
     StrictFloat,
     _Strict,
+    rule_set_problems,
 )
 from qalisball.rules.competition.schedule import FORMATS
 
@@ -71,6 +72,7 @@ class PointsSchema(_Strict):
     shootout_win = _int(2, validate=validate.Range(min=0, max=100))
     shootout_loss = _int(1, validate=validate.Range(min=0, max=100))
     loss = _int(0, validate=validate.Range(min=0, max=100))
+    draw = _int(1, validate=validate.Range(min=0, max=100))  # V1-D2: a level 1.0 match (2.0 has no draws)
 
 
 class CompetitionFieldSchema(FieldSchema):
@@ -145,6 +147,22 @@ class CompetitionSchema(_Strict):
         names = [f.get("name") for f in data.get("fields_") or [] if f.get("name")]
         if len(set(names)) != len(names):
             raise ValidationError("two fields have the same name", "fields")
+
+    @validates_schema
+    def _rule_set(self, data: dict[str, Any], **_: Any) -> None:
+        """The competition's rule set (``match.rules.rule_set``, SPEC §11.2) passes to every fixture: each of
+        its fields and its multiple-attack mode must be what that rule book allows (V1-1, V1-D3, V1-D15),
+        checked now rather than when a fixture's match is created. ``shootout_on_draw`` is the
+        competition's to set on its knockout matches (V1-D2), never a default for every fixture."""
+        rules = (data.get("match") or {}).get("rules") or {}
+        problems: dict[str, list[str]] = {}
+        if rules.get("shootout_on_draw"):
+            problems["match.rules.shootout_on_draw"] = ["a competition sets it on its knockout matches itself (V1-D2)"]
+        for i, f in enumerate(data.get("fields_") or []):
+            for key, words in rule_set_problems(rules, f).items():
+                problems[f"fields.{i}.{key.removeprefix('field.')}" if key.startswith("field.") else f"match.{key}"] = words
+        if problems:
+            raise ValidationError(problems)
 
 
 class RescheduleSchema(_Strict):

@@ -11,7 +11,7 @@ from typing import Any
 from qalisball.competitions.book import VIEW_FRESH_MS, CachedView, CompetitionBook, Snapshot
 from qalisball.competitions.records import LEAGUE, Competition, Fixture, LotsDrawn, as_decision
 from qalisball.rules.competition import standings
-from qalisball.rules.competition.standings import Row
+from qalisball.rules.competition.standings import MatchOutcome, Row
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,10 @@ class CompetitionViews(CompetitionBook):
     def standings(self, c: Competition) -> dict[str, list[dict[str, Any]]]:
         return self._standings_json(c, self.snapshot(c))
 
+    def standings_if(self, c: Competition, what_if: dict[str, MatchOutcome]) -> dict[str, list[dict[str, Any]]]:
+        """The standings had these matches ended otherwise (issue 24's what-if: computed, never stored)."""
+        return self._standings_json(c, self.snapshot(c, what_if))
+
     def _standings_json(self, c: Competition, snap: Snapshot) -> dict[str, list[dict[str, Any]]]:
         decided = {f.id: f.decision for f in c.fixtures if f.decision}
         lots = {x.id: x for x in c.lots}
@@ -138,6 +142,7 @@ class CompetitionViews(CompetitionBook):
                     "name": self.teams[r.team].name if r.team in self.teams else r.team,
                     "played": r.played,
                     "won": r.won,
+                    "drawn": r.drawn,  # extra (docs/api-extras.md): level 1.0 matches (V1-D2)
                     "shootout_won": r.shootout_won,
                     "shootout_lost": r.shootout_lost,
                     "lost": r.lost,

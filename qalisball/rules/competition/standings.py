@@ -2,8 +2,9 @@
 
 A fixture's result comes, in this order of precedence, from the arbitration committee's decision that
 replaced it (C7, or the organiser's decision on an abandoned match, D63), a forfeit (C6), or the
-finished match itself. Qalisball has no draws: a level match was decided by the shootout (12), whose
-goals never count in the table.
+finished match itself. Under rule book 2.0 there are no draws: a level match was decided by the
+shootout (12), whose goals never count in the table. Under 1.0 a level match is a draw (V1-D2): no
+winner, and each team gets ``Points.draw``.
 
 The table ranks by points; teams level on points are ordered by the points of the matches among
 exactly those teams (head-to-head, once, D60), then goal difference over all the group's matches, then
@@ -40,6 +41,7 @@ class Points:
     shootout_win: int = 2
     shootout_loss: int = 1
     loss: int = 0
+    draw: int = 1  # V1-D2: a level 1.0 match (2.0 has none)
 
 
 @dataclass(frozen=True)
@@ -70,19 +72,26 @@ class Result:
     home: str
     away: str
     score: tuple[int, int]
-    winner: str
+    winner: str | None  # None: a draw (a level 1.0 match, V1-D2)
     shootout: tuple[int, int] | None = None
     forfeit_by: str | None = None
     decided_by: Literal["protest", "organiser"] | None = None
 
     @property
-    def loser(self) -> str:
+    def loser(self) -> str | None:
+        if self.winner is None:
+            return None
         return self.away if self.winner == self.home else self.home
 
     @property
+    def drawn(self) -> bool:
+        """A draw: a level 1.0 match that no shootout decided (V1-D2)."""
+        return self.winner is None
+
+    @property
     def by_shootout(self) -> bool:
-        """Decided by the shootout: a level regulation score (never a forfeit)."""
-        return self.forfeit_by is None and (self.shootout is not None or self.score[0] == self.score[1])
+        """Decided by the shootout: a level regulation score (never a forfeit, never a draw)."""
+        return self.forfeit_by is None and not self.drawn and (self.shootout is not None or self.score[0] == self.score[1])
 
     def goals(self, team: str) -> tuple[int, int]:
         """(for, against) for ``team``."""
@@ -91,6 +100,8 @@ class Result:
     def points(self, team: str, p: Points) -> int:
         if self.forfeit_by is not None:
             return 0 if team == self.forfeit_by else p.win  # C6: the forfeiting team gets 0 points
+        if self.drawn:
+            return p.draw
         if team == self.winner:
             return p.shootout_win if self.by_shootout else p.win
         return p.shootout_loss if self.by_shootout else p.loss
@@ -129,8 +140,11 @@ def fixture_result(
         winner = away if forfeit_by == home else home
         score = (0, forfeit_score) if forfeit_by == home else (forfeit_score, 0)
         return Result(fixture, home, away, score, winner, forfeit_by=forfeit_by)
-    if match is None or match.phase != "finished" or match.winner is None:
+    if match is None or match.phase != "finished":
         return None  # not over, or abandoned (D63): no result until a decision
+    if match.winner is None:
+        # A finished match without a winner is a level 1.0 match: a draw (V1-D2). 2.0 always has one.
+        return Result(fixture, home, away, match.score, None) if match.score[0] == match.score[1] else None
     winner = home if match.winner == "home" else away
     return Result(fixture, home, away, match.score, winner, match.shootout)
 
@@ -155,6 +169,7 @@ class Row:
     team: str
     played: int = 0
     won: int = 0
+    drawn: int = 0  # V1-D2
     shootout_won: int = 0
     shootout_lost: int = 0
     lost: int = 0
@@ -251,7 +266,9 @@ def _count(row: Row, r: Result, p: Points) -> None:
     row.goals_for += gf
     row.goals_against += ga
     row.points += r.points(row.team, p)
-    if row.team == r.winner:
+    if r.drawn:
+        row.drawn += 1
+    elif row.team == r.winner:
         if r.by_shootout:
             row.shootout_won += 1
         else:

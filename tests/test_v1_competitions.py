@@ -1,0 +1,108 @@
+"""A competition played under rule book 1.0 (SPEC §11.2, V1-D2; issue 22).
+
+The competition chooses its rule set (``match.rules.rule_set``) and passes it to every fixture's match;
+its fields must be 1.0 fields (V1-1, V1-D3); standings give a draw its points (``points.draw``); a
+knockout fixture's match is created with ``shootout_on_draw: true`` so that a level knockout match
+still gets a winner through §7's shootout, while a level group match stays a draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.test_competitions import START, Api, _six
+
+V1_RULES = {"rules": {"rule_set": "1.0"}}
+
+
+@pytest.fixture
+def api(client: FlaskClient) -> Api:
+    return Api(client)
+
+
+def _cup(api: Api, teams: list[str], **extra: Any) -> dict[str, Any]:
+    body = {
+        "name": "1.0 Cup",
+        "format": "groups_knockout",
+        "teams": teams,
+        "groups": 2,
+        "advance": 1,
+        "fields": [{"name": "F1", "length": 40, "width": 25}],
+        "starts_at": START,
+        "match": V1_RULES,
+        **extra,
+    }
+    return api.competition(body)
+
+
+def test_V1_11_2_a_competition_passes_its_rule_set_to_its_fixtures(api: Api, client: FlaskClient) -> None:
+    ids, _ = _six(api)
+    comp = _cup(api, ids[:4])["id"]
+    group_game = api.view(comp)["fixtures"][0]
+    made = api.match(comp, group_game["id"])
+    state = client.get(f"/api/matches/{made['id']}").get_json()
+    assert state["rule_set"] == "1.0"
+
+
+def test_V1_1_V1_D3_V1_D15_a_1_0_competition_needs_1_0_fields_and_no_multi_attack(api: Api) -> None:
+    ids, _ = _six(api)
+    body = {
+        "name": "Too big",
+        "format": "round_robin",
+        "teams": ids[:4],
+        "fields": [{"name": "F1", "length": 40, "width": 25}, {"name": "F2", "length": 55, "width": 25}],
+        "match": V1_RULES,
+    }
+    answer = api.refused("POST", "/api/competitions", body, 400, "invalid")
+    assert "fields.1.length" in answer["fields"], answer
+    body["fields"] = [{"name": "F1", "length": 40, "width": 25, "side_lines": False}]
+    assert "fields.0.side_lines" in api.refused("POST", "/api/competitions", body, 400, "invalid")["fields"]
+    body["fields"] = [{"name": "F1", "length": 40, "width": 25}]
+    body["match"] = {"rules": {"rule_set": "1.0", "multi_attack": {"mode": "trailing"}}}
+    assert "match.rules.multi_attack.mode" in api.refused("POST", "/api/competitions", body, 400, "invalid")["fields"]
+
+
+def test_V1_D2_a_group_draw_counts_a_draw_and_a_knockout_draw_goes_to_the_shootout(api: Api, client: FlaskClient) -> None:
+    ids, t = _six(api)
+    comp = _cup(api, ids[:4], points={"win": 3, "draw": 1, "loss": 0})["id"]
+    view = api.view(comp)
+    a_game, b_game = view["fixtures"][0], view["fixtures"][1]
+    drawn = api.play(api.match(comp, a_game["id"]), goals=["home"], second_half_goals=["away"])
+    assert drawn["winner"] is None and drawn["shootout"] is None  # a 1–1 draw, no shootout (V1-D2)
+    api.play(api.match(comp, b_game["id"]), goals=["home"])
+    view = api.view(comp)
+    assert view["fixtures"][0]["result"]["winner"] is None
+    group_a = {r["team"]: r for r in view["standings"]["A"]}
+    for team in (t["A"], t["D"]):
+        row = group_a[team]
+        assert (row["played"], row["drawn"], row["won"], row["lost"], row["points"]) == (1, 1, 0, 0, 1), row
+        assert (row["shootout_won"], row["shootout_lost"]) == (0, 0)
+    # The group of two is level after the draw: lots decide who goes through (C3), then the final.
+    api.call("POST", f"/api/competitions/{comp}/lots", {"teams": [t["D"], t["A"]]}, 201)
+    final = api.view(comp)["fixtures"][-1]
+    assert (final["home"], final["away"]) == (t["D"], t["B"])
+    made = api.match(comp, final["id"])
+    assert client.get(f"/api/matches/{made['id']}").get_json()["rule_set"] == "1.0"
+    done = api.play(made, goals=["home"], second_half_goals=["away"], shootout_winner="away")
+    assert done["shootout"] is not None and done["winner"] == "away"  # shootout_on_draw (V1-D2)
+    assert api.view(comp)["fixtures"][-1]["result"]["winner"] == t["B"]
+
+
+def test_V1_D2_a_2_0_competition_is_unchanged_it_has_no_draws(api: Api) -> None:
+    ids, _ = _six(api)
+    body = {
+        "name": "2.0 Cup",
+        "format": "round_robin",
+        "teams": ids[:2],
+        "fields": [{"name": "F1"}],
+        "starts_at": START,
+    }
+    comp = api.competition(body)["id"]
+    fixture = api.view(comp)["fixtures"][0]
+    done = api.play(api.match(comp, fixture["id"]), goals=["home"], second_half_goals=["away"], shootout_winner="home")
+    assert done["shootout"] is not None
+    row = api.view(comp)["standings"]["all"][0]
+    assert row["drawn"] == 0 and row["shootout_won"] == 1 and row["points"] == 2
