@@ -23,7 +23,7 @@ const pageData = { state: { seq: 5, server_time_ms: 0 }, strings: {}, vocab: {} 
 globalThis.document = {
   getElementById: (id) => (id === "page-data" ? { textContent: JSON.stringify(pageData) } : null),
   querySelector: () => null, querySelectorAll: () => [], addEventListener: () => {},
-  documentElement: { lang: "en" }, body: { classList: { toggle() {}, add() {}, remove() {} } },
+  documentElement: { lang: "en" }, body: { dataset: {}, classList: { toggle() {}, add() {}, remove() {} } },
 };
 const { connect } = await import(process.argv[1]);
 const seen = [], states = [];
