@@ -92,11 +92,12 @@ def what_if(setup: MatchSetup, log: Sequence[L], changes: Sequence[Change], by: 
     seqs = {r.seq for r in rows}
     added: list[int] = []
     for change in changes:
-        if change.place not in seqs:
+        at_start = change.kind == "insert" and change.place == 0  # an insert before the first event (M3)
+        if not rows or (change.place not in seqs and not at_start):
             raise KeyError(change.place)
         new_seq = max(seqs) + 1
         check_correction(rows, change.kind, change.fields, None)  # what may be amended or voided (D8, M6)
-        anchor = next(r for r in rows if r.seq == change.place)
+        anchor = rows[0] if at_start else next(r for r in rows if r.seq == change.place)
         row = dataclasses.replace(  # type: ignore[type-var]
             anchor, seq=new_seq, type=change.kind, fields=dict(change.fields), by=by, voided_by=None
         )

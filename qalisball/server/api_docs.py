@@ -21,6 +21,7 @@ from qalisball.match import catalogue_api
 from qalisball.match import schemas as ms
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE
 from qalisball.server.demo import demo_request
+from qalisball.training import schemas as ts
 from qalisball.web import openapi
 from qalisball.web.openapi import Operation
 
@@ -42,6 +43,7 @@ TAGS = {
     "matches": 'Matches, their events and the match day (API.md "Matches", "Events", "Match day")',
     "competitions": 'Kept teams and officials, competitions, fixtures, protests (API.md "Competitions")',
     "venue screens": "Venue screens, slides and team logos (docs/api-extras.md)",
+    "training and what-if": 'Referee training and the arbitration committee\'s what-if (API.md "Training and what-if", issue 24)',
     "documentation": "The event catalogue and this description (issue 23)",
     "pages": 'The pages for people, in HTML (README "Pages"): listed so that the description covers every route',
 }
@@ -203,7 +205,7 @@ def _page(summary: str, answer: str = "text/html", token: bool = False, **kw: An
 
 def operations() -> dict[tuple[str, str], Operation]:
     """Every route's description, keyed by (method, Flask rule); tests/test_openapi.py checks none is missing."""
-    m, c, v, d = "matches", "competitions", "venue screens", "documentation"
+    m, c, v, d, t = "matches", "competitions", "venue screens", "documentation", "training and what-if"
     return {
         # Matches (API.md "Matches", "Events", "Match day")
         ("POST", "/api/matches"): Operation(
@@ -297,6 +299,31 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("POST", "/api/competitions/<comp_id>/lots"): Operation(
             "A drawing of lots (C3)", c, "organiser", 201, body=cs.LotsSchema, errors=(409,)
         ),
+        # Training and what-if (API.md "Training and what-if", issue 24): the training routes take the session's code.
+        ("POST", "/api/matches/<match_id>/what-if"): Operation(
+            "A what-if: the match replayed with changed calls, nothing stored",
+            t,
+            "organiser_or_referee",
+            body_schema=_JSON_OBJECT,
+            errors=(409,),
+        ),
+        ("POST", "/api/training"): Operation(
+            "Start a training session from a finished match", t, "organiser", 201, body=ts.StartSchema
+        ),
+        ("GET", "/api/training/join"): Operation("The session a code opens", t, answer_schema=_JSON_OBJECT),
+        ("GET", "/api/training/<session_id>/questions"): Operation(
+            "The session's questions (?code=)", t, answer_schema=_JSON_LIST
+        ),
+        ("POST", "/api/training/<session_id>/answers"): Operation(
+            "Answer a question, graded by the engine", t, body=ts.AnswerSchema
+        ),
+        ("GET", "/api/training/<session_id>/answers"): Operation("Everyone's answers (?code=)", t, answer_schema=_JSON_LIST),
+        ("GET", "/api/training/<session_id>/sheet"): Operation(
+            "The score sheet per trainee and rule (?code=)", t, answer_schema=_JSON_OBJECT
+        ),
+        ("GET", "/api/training/<session_id>/sheet.csv"): Operation("The score sheet as CSV (?code=)", t, answer="text/csv"),
+        ("GET", "/training"): _page("The trainer's page", token=True),
+        ("GET", "/training/join"): _page("The trainee's page"),
         # Venue screens, images and logos (docs/api-extras.md)
         ("GET", "/api/screens"): Operation("Venue screens", v, answer_schema=_JSON_LIST),
         ("GET", "/api/screens/<name>"): Operation("What a venue screen shows", v, answer_schema=_JSON_OBJECT),

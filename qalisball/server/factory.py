@@ -114,6 +114,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from qalisball.server import api_docs
 
     api_docs.init_app(app)  # /api/catalogue, /api/openapi.json and its viewer /api/docs (issue 23)
+    from qalisball.competitions import whatif_api
+    from qalisball.training import api as training_api
+
+    whatif_api.init_app(app)  # the arbitration committee's what-if (issue 24)
+    training_api.init_app(app)  # referee training: API and pages (issue 24)
     from qalisball.server import docs_site
 
     docs_site.init_app(app, ROOT / "instance" / "docs-site")  # the MkDocs site `make docs` builds, under /docs

@@ -1,0 +1,154 @@
+"""The arbitration committee's what-if over HTTP (API.md "Training and what-if", issue 24, SPEC C7).
+
+``POST /api/matches/<id>/what-if`` replays a copy of the match's log with the changes posted (amends,
+voids, inserts, validated exactly as the events endpoint validates them) and answers both outcomes, the
+later events the changed log refuses, and, for a match of a competition, the standings under each
+outcome. Nothing is stored: the match's log, seq and state never change (``rules/whatif.py`` is pure).
+It lives with the competitions because the committee is theirs and the standings are theirs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, request
+from flask_babel import gettext
+from marshmallow import ValidationError
+
+from qalisball.match.schemas import parse_event
+from qalisball.match.service import Match
+from qalisball.rules import whatif
+from qalisball.rules.common import TEAMS
+from qalisball.rules.competition.standings import MatchOutcome
+from qalisball.rules.errors import InvalidEvent, RuleViolation
+from qalisball.rules.state import MatchSetup, MatchState, Restart
+from qalisball.rules.view import public_state
+from qalisball.web import services
+from qalisball.web.errors import ApiError, answer_api_errors
+from qalisball.web.guards import is_organiser, request_token
+from qalisball.web.i18n import current_language
+from qalisball.web.strict_json import read_json
+
+bp = Blueprint("whatif_api", __name__, url_prefix="/api")
+answer_api_errors(bp)
+MAX_CHANGES = 20
+# Refusal parameters that name a team (as the match API words them).
+_TEAM_PARAMS = frozenset({"team", "restarting", "winner", "due"})
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+
+
+@bp.post("/matches/<match_id>/what-if")
+def what_if(match_id: str) -> Response:
+    svc = services.match_service()
+    token = request_token()
+    m = svc.matches.get(match_id)
+    organiser = is_organiser(token)
+    role = m.role_of(token) if m is not None else None
+    if not organiser and role is None:
+        raise ApiError(401, "unauthorized", "no token, or a token that is not valid for this match")
+    if not organiser and role != "referee":
+        raise ApiError(403, "forbidden", f"the {role} may not open a what-if: the referee or the organiser may")
+    if m is None:
+        raise ApiError(404, "not_found", f"no match {match_id}")
+    changes = _changes(read_json(request))
+    seqs = {e.seq for e in m.log}
+    for c in changes:
+        if c.place not in seqs and not (c.kind == "insert" and c.place == 0):
+            raise ApiError(404, "not_found", f"no event {c.place} in match {m.id}")
+    try:
+        w = whatif.what_if(m.setup, m.log, changes, by="referee")
+    except InvalidEvent as exc:
+        raise ApiError(400, "invalid", str(exc), fields=exc.fields) from exc
+    except RuleViolation as exc:
+        raise _rule_error(exc, m.setup) from exc
+    now = svc.clock()
+    body: dict[str, Any] = {
+        "actual": public_state(w.actual.state, now, m.id, m.seq, legal=False),
+        "what_if": public_state(w.what_if.state, now, m.id, m.seq, legal=False),
+        "refused": [
+            {"seq": r.seq, "type": r.type, "rule": r.rule, "message": _words(r.template, dict(r.params), m.setup)}
+            for r in w.what_if.refused
+        ],
+        # Extras (docs/api-extras.md): the restart that stood right after the changed call, each way.
+        "restart_after": {"actual": _restart(w.actual.restart_after), "what_if": _restart(w.what_if.restart_after)},
+    }
+    standings = _standings(m, w.what_if.state)
+    if standings is not None:
+        body["standings"] = standings
+    return jsonify(body)
+
+
+def _changes(body: Any) -> list[whatif.Change]:
+    if not isinstance(body, dict) or not isinstance(body.get("changes"), list) or not body["changes"]:
+        raise ApiError(
+            400, "invalid", "changes: a list of amend, void or insert bodies", fields={"changes": ["a non-empty list"]}
+        )
+    if len(body["changes"]) > MAX_CHANGES:
+        raise ApiError(400, "invalid", f"at most {MAX_CHANGES} changes", fields={"changes": [f"at most {MAX_CHANGES}"]})
+    out: list[whatif.Change] = []
+    for i, raw in enumerate(body["changes"]):
+        if not isinstance(raw, dict) or raw.get("type") not in whatif.CHANGE_KINDS:
+            raise ApiError(
+                400,
+                "invalid",
+                "a change is an amend, a void or an insert",
+                fields={f"changes.{i}.type": ["amend, void or insert"]},
+            )
+        try:
+            parsed = parse_event(raw)  # exactly as posted to events (400 with the same fields)
+        except ValidationError as exc:
+            messages = exc.normalized_messages()
+            fields = (
+                {f"changes.{i}.{k}": v for k, v in messages.items()} if isinstance(messages, dict) else {f"changes.{i}": messages}
+            )
+            raise ApiError(400, "invalid", "a change does not fit the schema", fields=fields) from exc
+        out.append(whatif.Change(parsed.type, parsed.event.fields()))  # type: ignore[arg-type]
+    return out
+
+
+def _standings(m: Match, changed: MatchState) -> dict[str, Any] | None:
+    comps = services.COMPETITIONS.find()
+    place = comps.fixture_of(m.id) if comps is not None else None
+    if comps is None or place is None:
+        return None
+    c = comps.get(place[0])
+    so = changed.shootout
+    outcome = MatchOutcome(
+        changed.phase,
+        (changed.score["home"], changed.score["away"]),
+        (so.score["home"], so.score["away"]) if so is not None else None,
+        changed.winner,
+    )
+    return {"actual": comps.standings(c), "what_if": comps.standings_if(c, {m.id: outcome})}
+
+
+def _restart(r: Restart | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {"type": r.type, "team": r.team, "spot": r.spot.as_dict(), "rule": r.why.rule if r.why else None}
+
+
+def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
+    """409 ``rule`` as the events endpoint answers it: the message in the caller's language."""
+    message = _words(exc.template, exc.params, setup)
+    if current_language() == "en":
+        return ApiError(409, "rule", message, rule=exc.rule, **exc.details)
+    return ApiError(409, "rule", message, rule=exc.rule, message_en=exc.message, **exc.details)
+
+
+def _words(template: str, params: dict[str, object], setup: MatchSetup) -> str:
+    words: dict[str, object] = {}
+    for k, v in params.items():
+        if isinstance(v, RuleViolation):
+            v = f"{_words(v.template, v.params, setup)} ({v.rule})"
+        elif k in _TEAM_PARAMS and v in TEAMS:
+            v = setup.team(v).name  # type: ignore[arg-type]
+        words[k] = v
+    text = gettext(template) if current_language() != "en" else template
+    try:
+        return str(text).format(**words)
+    except (KeyError, IndexError):
+        return template.format(**params)

@@ -1,0 +1,176 @@
+"""The training API (API.md "Training and what-if"): thin handlers over ``TrainingService``.
+
+Starting a session needs the organiser token; everything else the session's code (``?code=`` or the
+body's ``code``), never a token. Checks in API.md's order: 401/403, 404, 400, 409.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, request
+from flask_babel import gettext
+from marshmallow import Schema, ValidationError
+
+from qalisball.match.service import NotFound
+from qalisball.rules.common import TEAMS
+from qalisball.rules.state import MatchSetup
+from qalisball.rules.training import Grade, Question
+from qalisball.training import schemas
+from qalisball.training.service import NotOver, Session, TrainingService, WrongCode
+from qalisball.web import rulebook, services
+from qalisball.web.errors import ApiError, answer_api_errors
+from qalisball.web.guards import organiser_required
+from qalisball.web.i18n import current_language
+from qalisball.web.services import Slot
+from qalisball.web.strict_json import read_json
+
+bp = Blueprint("training_api", __name__, url_prefix="/api")
+answer_api_errors(bp)
+TRAINING: Slot[TrainingService] = Slot("qalisball_training")
+
+
+def init_app(app: Flask) -> None:
+    """Create the training service over the matches, serve its API and pages."""
+    TRAINING.install(app, TrainingService(services.MATCHES.of(app)))
+    app.register_blueprint(bp)
+    from qalisball.training import pages
+
+    app.register_blueprint(pages.bp)
+
+
+def training() -> TrainingService:
+    return TRAINING()
+
+
+@bp.errorhandler(NotFound)
+def _not_found(exc: NotFound) -> tuple[Response, int]:
+    return jsonify({"error": "not_found", "message": str(exc)}), 404
+
+
+@bp.errorhandler(WrongCode)
+def _wrong_code(exc: WrongCode) -> tuple[Response, int]:
+    return jsonify({"error": "unauthorized", "message": str(exc)}), 401
+
+
+def _load(schema: Schema, body: Any) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = schema.load(body)
+    except ValidationError as exc:
+        raise ApiError(400, "invalid", "the body does not fit the schema", fields=exc.normalized_messages()) from exc
+    return data
+
+
+def _session(session_id: str, code: str | None) -> Session:
+    """The session, for the holder of its code: 401 before 404 (a wrong code learns nothing)."""
+    svc = training()
+    s = svc.sessions.get(session_id)
+    if s is None:
+        if not code:
+            raise WrongCode("the session's code is needed")
+        raise NotFound(f"no training session {session_id}")
+    svc.check_code(s, code)
+    return s
+
+
+@bp.post("/training")
+@organiser_required
+def start() -> tuple[Response, int]:
+    data = _load(schemas.StartSchema(), read_json(request))
+    try:
+        s = training().start(data["match"], data["rules"])
+    except NotOver as exc:
+        raise ApiError(400, "invalid", str(exc), fields={"match": [str(exc)]}) from exc
+    return jsonify({"id": s.id, "code": s.code}), 201
+
+
+@bp.get("/training/join")
+def join() -> Response:
+    """Extra: the session a code opens (the trainee's page asks with the code typed)."""
+    code = request.args.get("code", "")
+    if not code:
+        raise WrongCode("the session's code is needed")
+    s = training().by_code(code)
+    return jsonify({"id": s.id, "match": s.match_id, "rules": s.rules})
+
+
+@bp.get("/training/<session_id>/questions")
+def questions(session_id: str) -> Response:
+    s = _session(session_id, request.args.get("code"))
+    return jsonify([q.public() for q in training().questions(s)])
+
+
+@bp.post("/training/<session_id>/answers")
+def answer(session_id: str) -> Response:
+    body = read_json(request)
+    code = body.get("code") if isinstance(body, dict) else None
+    s = _session(session_id, code if isinstance(code, str) else None)
+    data = _load(schemas.AnswerSchema(), body)
+    restart = data["restart"]
+    graded = training().answer(s, data["trainee"].strip(), data["n"], restart, data.get("card"), "card" in data)
+    q, g = graded.question, graded.grade
+    setup = training().setup_of(s)
+    return jsonify(
+        {
+            "correct": g.correct,
+            "expected": q.expected.as_dict(),
+            "rule": q.rule,
+            "message": words(q, setup),
+            # Extras (docs/api-extras.md): the rule's title, what was right, the other rules the call is about.
+            "rule_title": rulebook.title(q.rule, current_language()),
+            "rules": list(q.rules),
+            "parts": _parts(g),
+            "first": graded.first,
+        }
+    )
+
+
+@bp.get("/training/<session_id>/sheet")
+def sheet(session_id: str) -> Response:
+    s = _session(session_id, request.args.get("code"))
+    return jsonify({"trainees": training().sheet(s)})
+
+
+@bp.get("/training/<session_id>/sheet.csv")
+def sheet_csv(session_id: str) -> Response:
+    """The sheet, one row per trainee and rule (and one per trainee for all rules, ``rule`` empty)."""
+    s = _session(session_id, request.args.get("code"))
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["trainee", "rule", "correct", "answered"])
+    for t in training().sheet(s):
+        w.writerow([t["name"], "", t["correct"], t["answered"]])
+        for rule, (right, answered) in sorted(t["by_rule"].items()):
+            w.writerow([t["name"], rule, right, answered])
+    return Response(
+        out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f"attachment; filename=training-{s.id}.csv"}
+    )
+
+
+@bp.get("/training/<session_id>/answers")
+def answers(session_id: str) -> Response:
+    """Extra: everyone's answers, for the trainer's screen (per question, live by polling)."""
+    s = _session(session_id, request.args.get("code"))
+    return jsonify(training().answers(s))
+
+
+def words(q: Question, setup: MatchSetup) -> str:
+    """Why the engine ruled so, in the trainee's language, teams by their names."""
+    if not q.template:
+        return ""
+    params = {k: setup.team(v).name if k == "team" and v in TEAMS else v for k, v in q.params.items()}  # type: ignore[arg-type]
+    template = gettext(q.template) if current_language() != "en" else q.template
+    return str(template).format(**params)
+
+
+def _parts(g: Grade) -> dict[str, Any]:
+    return {
+        "type": g.type_ok,
+        "team": g.team_ok,
+        "spot": g.spot_ok,
+        "card": g.card_ok,
+        "distance_m": None if g.distance_m is None else round(g.distance_m, 2),
+        "at_call_spot": g.at_origin,  # 10.8: the answer is where the call was, before the 3 m move
+    }

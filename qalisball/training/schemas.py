@@ -1,0 +1,35 @@
+"""marshmallow: where training data enters (API.md "Training and what-if"): 400s with ``fields``."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+TEAMS = ("home", "away")
+
+
+class StartSchema(Schema):
+    match = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    rules = fields.List(
+        fields.String(validate=validate.Length(min=1, max=20)), load_default=list, validate=validate.Length(max=50)
+    )
+
+
+class TrainingSpotSchema(Schema):
+    x = fields.Float(required=True, allow_nan=False)
+    y = fields.Float(required=True, allow_nan=False)
+
+
+class RestartAnswerSchema(Schema):
+    type = fields.String(required=True, validate=validate.Length(min=1, max=30))
+    team = fields.String(required=True, allow_none=True, validate=validate.OneOf(TEAMS))
+    spot = fields.Nested(TrainingSpotSchema, load_default=None, allow_none=True)
+    points = fields.Integer(load_default=None, allow_none=True, validate=validate.OneOf((1, 2)))  # the shootout's (12.2)
+
+
+class AnswerSchema(Schema):
+    code = fields.String(required=True, validate=validate.Length(min=1, max=20))
+    trainee = fields.String(required=True, validate=validate.Length(min=1, max=60))
+    n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    restart = fields.Nested(RestartAnswerSchema, required=True)
+    # Extra (docs/api-extras.md): a foul's card, null for none; graded only when given.
+    card = fields.String(allow_none=True, validate=validate.OneOf(("yellow", "red")))

@@ -1,0 +1,175 @@
+"""The training service (issue 24): sessions started from a finished match, answers graded by the engine.
+
+The questions are the engine's (``rules/training.py``) over the match's log as it is when asked; the
+match is only read. A trainee is known by the session's code and a name, never a token. The first answer
+of a trainee to a question counts: the trainer's sheet is what each trainee answered first.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from qalisball.match.service import MatchService, NotFound
+from qalisball.rules import training
+from qalisball.rules.field import Point
+from qalisball.training.store import TrainingStore
+
+# Codes are read off a screen and typed on a phone: no 0/O, 1/I.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+# A session starts from a match that is over (API.md "a finished match"); an abandoned one has calls too.
+OVER = ("finished", "abandoned")
+
+
+class NotOver(Exception):
+    """The match is not over yet: no training on a match being played."""
+
+
+class WrongCode(Exception):
+    """The code is not this session's."""
+
+
+@dataclass
+class AnswerRecord:
+    trainee: str
+    n: int
+    answer: dict[str, Any]
+    correct: bool
+    answered_at: str
+
+
+@dataclass
+class Session:
+    id: str
+    code: str
+    match_id: str
+    rules: list[str]
+    created_at: str
+    answers: list[AnswerRecord] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "code": self.code, "match": self.match_id, "rules": self.rules, "created_at": self.created_at}
+
+
+@dataclass(frozen=True)
+class Graded:
+    question: training.Question
+    grade: training.Grade
+    first: bool  # False: the trainee had answered this question already; the first answer stands
+
+
+class TrainingService:
+    def __init__(self, matches: MatchService) -> None:
+        self.matches = matches
+        self.db = TrainingStore(matches.store)
+        self.sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        for r in self.db.rows("training_sessions", order_by="created_at, id"):
+            self.sessions[r["id"]] = Session(r["id"], r["code"], r["match_id"], r["rules"] or [], r["created_at"])
+        for r in self.db.rows("training_answers", order_by="answered_at, rowid"):
+            s = self.sessions.get(r["session_id"])
+            if s is not None:
+                s.answers.append(AnswerRecord(r["trainee"], r["n"], r["answer"], bool(r["correct"]), r["answered_at"]))
+
+    # -- sessions ----------------------------------------------------------------------------------
+
+    def start(self, match_id: str, rules: list[str]) -> Session:
+        m = self.matches.get(match_id)  # NotFound: 404
+        if m.state is None or m.state.phase not in OVER:
+            raise NotOver(f"match {match_id} is not over: a training session replays a finished match")
+        with self._lock:
+            codes = {s.code for s in self.sessions.values()}
+            code = _new_code()
+            while code in codes:
+                code = _new_code()
+            s = Session(secrets.token_urlsafe(8), code, match_id, list(rules), _now())
+            row = {"id": s.id, "code": s.code, "match_id": s.match_id, "rules": s.rules, "created_at": s.created_at}
+            self.db.insert("training_sessions", row)
+            self.sessions[s.id] = s
+        return s
+
+    def get(self, session_id: str) -> Session:
+        s = self.sessions.get(session_id)
+        if s is None:
+            raise NotFound(f"no training session {session_id}")
+        return s
+
+    def check_code(self, s: Session, code: str | None) -> None:
+        if not code or not secrets.compare_digest(code.strip().upper(), s.code):
+            raise WrongCode("the code is not this session's")
+
+    def by_code(self, code: str) -> Session:
+        wanted = code.strip().upper()
+        for s in self.sessions.values():
+            if secrets.compare_digest(s.code, wanted):
+                return s
+        raise NotFound("no training session with this code")
+
+    def questions(self, s: Session) -> list[training.Question]:
+        m = self.matches.get(s.match_id)
+        return training.questions(m.setup, m.log, s.rules)
+
+    def setup_of(self, s: Session) -> Any:
+        return self.matches.get(s.match_id).setup
+
+    # -- answers -----------------------------------------------------------------------------------
+
+    def answer(
+        self, s: Session, trainee: str, n: int, restart: dict[str, Any], card: Any = None, card_given: bool = False
+    ) -> Graded:
+        q = next((q for q in self.questions(s) if q.n == n), None)
+        if q is None:
+            raise NotFound(f"no question {n} in training session {s.id}")
+        spot = restart.get("spot")
+        given = training.Answer(
+            restart.get("type", ""),
+            restart.get("team"),
+            None if spot is None else Point(float(spot["x"]), float(spot["y"])),
+            restart.get("points"),
+            card,
+            card_given,
+        )
+        g = training.grade(q, given)
+        with self._lock:
+            first = not any(a.trainee == trainee and a.n == n for a in s.answers)
+            if first:
+                record = AnswerRecord(
+                    trainee, n, {"restart": restart, "card": card} if card_given else {"restart": restart}, g.correct, _now()
+                )
+                self.db.insert(
+                    "training_answers",
+                    {
+                        "session_id": s.id,
+                        "trainee": trainee,
+                        "n": n,
+                        "answer": record.answer,
+                        "correct": int(g.correct),
+                        "answered_at": record.answered_at,
+                    },
+                )
+                s.answers.append(record)
+        return Graded(q, g, first)
+
+    def sheet(self, s: Session) -> list[dict[str, Any]]:
+        """API.md's sheet: per trainee, answered, correct and ``by_rule`` ``[correct, answered]``."""
+        by_n = {q.n: q for q in self.questions(s)}
+        return training.score_sheet((a.trainee, by_n[a.n], a.correct) for a in s.answers if a.n in by_n)
+
+    def answers(self, s: Session) -> list[dict[str, Any]]:
+        """Everyone's answers, per question, for the trainer's screen."""
+        return [{"trainee": a.trainee, "n": a.n, "correct": a.correct, **a.answer, "at": a.answered_at} for a in s.answers]
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
