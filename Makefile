@@ -3,15 +3,17 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-cluster test lint bench system-deps clean messages decisions
+.PHONY: run run-cluster test lint bench system-deps clean messages decisions docs
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	touch $(STAMP)
 
-# QALISBALL_WORKERS=N make run: the cluster below with N spectator processes.
+# QALISBALL_WORKERS=N make run: the cluster below with N spectator processes. The documentation the app
+# serves under /docs is built on first use (a failed build only leaves /docs saying how to build it).
 run: $(STAMP)
+	@test -f $(DOCS_SITE)/index.html || $(MAKE) --no-print-directory docs || echo "make run: the documentation was not built (make docs)"
 	@if [ -n "$(QALISBALL_WORKERS)" ] && [ "$(QALISBALL_WORKERS)" != "0" ]; then \
 		./scripts/ensure-system-deps.sh cluster && $(PY) -m qalisball.server.cluster; \
 	else $(PY) app.py; fi
@@ -41,6 +43,12 @@ messages: $(STAMP) decisions
 # docs/decisions.md, qalisball/web/decision_titles.py and the titles' Chinese, from docs/decisions.toml.
 decisions: $(STAMP)
 	$(PY) scripts/render_decisions.py
+
+# The documentation site (issue 23): docs/ and mkdocs.yml -> instance/docs-site, served by the app under /docs.
+# --strict: a broken link or a page missing from the navigation fails the build (tests/test_docs_site.py runs it too).
+DOCS_SITE := instance/docs-site
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(DOCS_SITE)
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py
