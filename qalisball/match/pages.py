@@ -129,7 +129,8 @@ def qr_svg(data: str, css_class: str = "qr", label: str = "") -> str:
                 parts.append(f"M{start} {y}h{x - start}v1h-{x - start}z")
             else:
                 x += 1
-    title = f"<title>{_escape(label)}</title>" if label else ""
+    # An image's text alternative (D180): the role's name, or else the address the code carries.
+    title = f"<title>{_escape(label or data)}</title>"
     return (
         f'<svg class="{css_class}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
         f'shape-rendering="crispEdges" role="img" data-qr="{_escape(data)}">{title}'
