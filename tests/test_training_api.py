@@ -191,10 +191,30 @@ def test_issue24_sessions_survive_a_restart(app: Any, client: FlaskClient, match
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_issue24_the_trainers_and_the_trainees_pages_in_both_languages(client: FlaskClient, match: MatchDriver, lang: str) -> None:
+def test_issue24_the_trainers_and_the_trainees_pages_in_both_languages(
+    client: FlaskClient, match: MatchDriver, lang: str
+) -> None:
     played(match)
     trainer = client.get(f"/training?lang={lang}", headers=auth(ADMIN)).get_data(as_text=True)
     trainee = client.get(f"/training/join?code=ABC234&lang={lang}").get_data(as_text=True)
     assert match.id in trainer and "js/training/trainer.js" in trainer
     assert "ABC234" in trainee and "js/training/trainee.js" in trainee
     assert ("裁判培训" in trainer + trainee) == (lang == "zh")
+
+
+def test_issue24_a_fresh_install_has_a_finished_demo_friendly_to_train_on_and_the_demo_match_is_unchanged(
+    app: Any, client: FlaskClient
+) -> None:
+    from qalisball.server.demo import demo_request, ensure_demo
+
+    svc = app.extensions["qalisball"]
+    demo = ensure_demo(svc)
+    assert demo is not None and demo.log == [] and demo.setup.home.name == demo_request()["home"]["name"]  # as before
+    over = [m for m in svc.matches.values() if m.state.phase == "finished"]
+    assert len(over) == 1 and len(svc.matches) == 2
+    friendly = client.get(f"/api/matches/{over[0].id}").get_json()
+    assert friendly["score"] == {"home": 2, "away": 1} and friendly["winner"] == "home"
+    s = start(client, over[0].id, ["10.8"])  # a trainer starts at once, on the 3 m move too
+    qs = client.get(f"/api/training/{s['id']}/questions?code={s['code']}").get_json()
+    assert [q["call"]["type"] for q in qs] == ["foul"] and qs[0]["call"]["spot"] == {"x": 38.5, "y": 12.5}
+    assert ensure_demo(svc) is None and len(svc.matches) == 2  # only once

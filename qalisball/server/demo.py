@@ -7,7 +7,7 @@ from typing import Any
 
 from qalisball.competitions.schemas import CompetitionSchema
 from qalisball.competitions.service import Competition, CompetitionService
-from qalisball.match.schemas import MatchSchema
+from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.match.service import Match, MatchService
 
 HOME_PLAYERS = ["李华", "王芳", "张伟", "刘洋", "陈静", "杨帆", "赵磊", "周敏", "吴昊", "孙悦"]
@@ -44,14 +44,17 @@ def demo_request() -> dict[str, Any]:
 
 
 def ensure_demo(svc: MatchService) -> Match | None:
-    """Create the demo match if there is no match at all; return it (or None).
+    """Create the demo match (and the finished demo friendly) if there is no match at all; return the
+    demo match (or None).
 
     Never on a database that lost matches or cannot be written: an empty list there is a loss to
     report, not a fresh installation (issue 14).
     """
     if svc.matches or svc.lost or svc.problem is not None:
         return None
-    return svc.create(MatchSchema().load(demo_request()))
+    demo = svc.create(MatchSchema().load(demo_request()))
+    ensure_demo_friendly(svc)  # a finished match to train referees on at once (issue 24)
+    return demo
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,3 +100,102 @@ def ensure_demo_competition(comps: CompetitionService, now: datetime | None = No
     now = now or datetime.now().astimezone()
     start = (now + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
     return comps.create(CompetitionSchema().load(demo_competition_request(ids, start)))
+
+
+# ---------------------------------------------------------------------------------------------
+# The finished demo friendly (issue 24): a trainer starts a training session at once on a fresh install.
+
+FRIENDLY_HOME = ["钱进", "孙立", "周航", "吴迪", "郑好", "冯远", "陈晨", "褚楚", "卫东", "蒋南"]
+FRIENDLY_AWAY = [
+    "Kai Wang",
+    "Lena Zhu",
+    "Max Hu",
+    "Nina Guo",
+    "Owen Luo",
+    "Pia Song",
+    "Quinn Tang",
+    "Rita Yu",
+    "Sam Xie",
+    "Tina Qiu",
+]
+MINUTE = 60_000
+
+# (ms of the match clock in the half, event): a friendly 北大 Peking 2–1 北师大 BNU, replayed at start-up.
+# Home's end is x0, so home attacks x = 40: away's foul at (38.5, 12.5) is a free kick moved out of
+# away's area by the 3 m rule (10.8); every restart type but the penalty appears once.
+FRIENDLY_HALVES: tuple[tuple[tuple[int, dict[str, Any]], ...], ...] = (
+    (
+        (0, {"type": "coin_toss", "kickoff": "home", "home_end": "x0"}),
+        (0, {"type": "period_start"}),
+        (2_000, {"type": "restart_taken", "team": "home", "player": 1}),
+        (40_000, {"type": "violation", "kind": "ball_out_side", "team": "away", "player": 3, "spot": {"x": 15.0, "y": 25.0}}),
+        (55_000, {"type": "restart_taken", "team": "home", "player": 2}),
+        (2 * MINUTE + 10_000, {"type": "violation", "kind": "ball_grounded", "team": "home", "spot": {"x": 30.0, "y": 5.0}}),
+        (2 * MINUTE + 25_000, {"type": "restart_taken", "team": "away", "player": 4}),
+        (5 * MINUTE + 30_000, {"type": "foul", "team": "away", "player": 4, "spot": {"x": 38.5, "y": 12.5}, "card": "yellow"}),
+        (6 * MINUTE, {"type": "restart_taken", "team": "home", "player": 3}),
+        (6 * MINUTE + 8_000, {"type": "goal", "team": "home", "player": 2}),
+        (6 * MINUTE + 40_000, {"type": "restart_taken", "team": "away", "player": 1}),
+        (9 * MINUTE, {"type": "violation", "kind": "ball_out_end", "team": "away", "player": 5, "spot": {"x": 40.0, "y": 8.0}}),
+        (9 * MINUTE + 20_000, {"type": "restart_taken", "team": "home", "player": 5}),
+        (14 * MINUTE, {"type": "foul", "team": "home", "player": 5, "spot": {"x": 12.0, "y": 20.0}}),
+        (14 * MINUTE + 15_000, {"type": "restart_taken", "team": "away", "player": 2}),
+        (18 * MINUTE, {"type": "goal", "team": "away", "player": 3}),
+        (18 * MINUTE + 30_000, {"type": "restart_taken", "team": "home", "player": 1}),
+        (30 * MINUTE, {"type": "period_end"}),
+    ),
+    (
+        (0, {"type": "period_start"}),
+        (2_000, {"type": "restart_taken", "team": "away", "player": 1}),
+        (3 * MINUTE, {"type": "violation", "kind": "ball_out_side", "team": "home", "player": 6, "spot": {"x": 22.0, "y": 0.0}}),
+        (3 * MINUTE + 15_000, {"type": "restart_taken", "team": "away", "player": 3}),
+        (11 * MINUTE, {"type": "foul", "team": "away", "player": 6, "spot": {"x": 25.0, "y": 9.0}}),
+        (11 * MINUTE + 20_000, {"type": "restart_taken", "team": "home", "player": 4}),
+        (12 * MINUTE, {"type": "goal", "team": "home", "player": 6}),
+        (12 * MINUTE + 30_000, {"type": "restart_taken", "team": "away", "player": 1}),
+        (30 * MINUTE, {"type": "period_end"}),
+    ),
+)
+HALFTIME_MS = 10 * MINUTE
+FRIENDLY_LENGTH_MS = 2 * 30 * MINUTE + HALFTIME_MS
+
+
+def demo_friendly_request() -> dict[str, Any]:
+    def team(name: str, color: str, names: list[str]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "color": color,
+            "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
+            "starting": [1, 2, 3, 4, 5, 6],
+        }
+
+    return {
+        "home": team("北大 Peking", "#880e4f", FRIENDLY_HOME),
+        "away": team("北师大 BNU", "#0d47a1", FRIENDLY_AWAY),
+        "starters": 6,
+        "field": {"length": 40, "width": 25, "side_lines": True},
+        "venue": "Demo friendly 演示友谊赛",
+    }
+
+
+def ensure_demo_friendly(svc: MatchService) -> Match:
+    """Create the finished demo friendly, its calls replayed from ``FRIENDLY_HALVES``, as if played in the
+    hour and ten minutes before now (every call through the service, as a tablet's would be).
+
+    The service's clock is what the engine reads a call's time from; for the replay it is a scripted one,
+    so the halves run their 30 minutes. Called at start-up only, before the server answers anyone.
+    """
+    real_clock = svc.clock
+    start = real_clock() - FRIENDLY_LENGTH_MS
+    now = start
+    m = svc.create(MatchSchema().load(demo_friendly_request()))
+    svc.clock = lambda: now  # reads ``now`` as the loop moves it on
+    try:
+        for half in FRIENDLY_HALVES:
+            for offset, body in half:
+                now = start + offset
+                svc.submit(m, "referee", body, parse_event(body))
+            start += 30 * MINUTE + HALFTIME_MS
+    finally:
+        svc.clock = real_clock
+    return m
