@@ -33,6 +33,7 @@ from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
+from qalisball.rules.state import BOOKS
 from qalisball.web import i18n, rulebook
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
@@ -48,18 +49,29 @@ def _match(match_id: str) -> Match:
         abort(404)
 
 
-def console_calls(role: str) -> list[dict[str, Any]]:
+def console_calls(role: str, rule_set: str = "2.0") -> list[dict[str, Any]]:
     """The console's calls (from the event catalogue) that ``role`` may make, labels in the page's language.
 
     Each call also says what the console's call builder asks for: the event's fields (``params``, from
     the catalogue, less the one that names the variant) and whether the schema refuses it without a
-    spot (``spot``: "required", "optional" or "none").
+    spot (``spot``: "required", "optional" or "none"). The match's rule book words the calls (V1-D16)
+    and leaves out what it does not have: a book without cards has no card buttons and no card on a
+    foul (V1-D10).
     """
-    return [
-        {**c, "label": gettext(c["label"]), **_asks(c["type"], c["variant"])}
-        for c in catalogue.console_calls()
-        if role in c["who"]
-    ]
+    book = BOOKS[rule_set]  # type: ignore[index]
+    out = []
+    for c in catalogue.console_calls():
+        if role not in c["who"] or (c["type"] == "card" and not book.cards):
+            continue
+        asks = _asks(c["type"], c["variant"])
+        if not book.cards:
+            asks = {**asks, "params": [p for p in asks["params"] if p["name"] not in _CARD_PARAMS]}
+        out.append({**c, "label": gettext(book.label(c["call"], c["label"])), **asks})
+    return out
+
+
+# A foul's card and the card's reason (M7): a book without cards (V1-D10) never asks for them.
+_CARD_PARAMS = ("card", "reason")
 
 
 @functools.cache
@@ -176,17 +188,18 @@ def _common(m: Match, official: bool = False) -> dict[str, Any]:
     """What every match page renders from and hands to its script (``legal`` for an official's console only)."""
     state = service().state(m, legal=official)
     lang = i18n.current_language()
+    rule_set = m.setup.rules.rule_set  # the match's rule book words its calls and restarts (V1-D16)
     return {
         "m": m,
         "state": state,
         "roster": _roster(state),
-        "vocab": i18n.vocabulary(),
+        "vocab": i18n.vocabulary(rule_set),
         "page": {
             "match": m.id,
             "state": state,
             "roster": _roster(state),
-            "strings": i18n.js_strings(),
-            "vocab": i18n.vocabulary(),
+            "strings": i18n.js_strings(rule_set),
+            "vocab": i18n.vocabulary(rule_set),
             "lang": lang,
         },
     }
@@ -213,7 +226,7 @@ def restart_why(state: dict[str, Any], m: Match) -> str:
         params[key] = value
     text = str(i18n.SCREEN_JS["why_rule"]).format(reason=gettext(why["template"]).format(**params), rule=why["rule"])
     if r.get("origin"):
-        text += str(i18n.SCREEN_JS["why_sep"]) + str(i18n.SCREEN_JS["moved_3m"])
+        text += str(i18n.SCREEN_JS["why_sep"]) + i18n.screen_strings(m.setup.rules.rule_set)["moved_3m"]
     return text
 
 
@@ -242,7 +255,7 @@ def _public(m: Match, ctx: dict[str, Any]) -> dict[str, Any]:
     """What the public screens add to ``_common``: the engine's templates (to explain restarts), the
     start time, the logos, the screens' sentences."""
     starts = starts_text(m)
-    ctx["page"]["strings"].update(i18n.screen_strings())
+    ctx["page"]["strings"].update(i18n.screen_strings(m.setup.rules.rule_set))
     ctx["page"].update(
         rule_templates=rule_templates(), starts=starts, logos=logos(m), names={t: m.setup.team(t).name for t in TEAMS}
     )
@@ -413,7 +426,8 @@ def console(match_id: str) -> tuple[str, int] | str:
         return render_template("match/token.html", m=m, kind="role", rejected=token_refused()), 401
     role, token = held
     ctx = _common(m, official=True)
-    calls = console_calls(role)
+    rule_set = m.setup.rules.rule_set
+    calls = console_calls(role, rule_set)
     allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
     keys = {c["call"]: c["key"] for c in calls if c["key"] and c["type"] != "clock"}  # the clock's keys are the console's own
     lang = ctx["page"]["lang"]
@@ -425,7 +439,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         allowed=allowed,
         calls=calls,
         keys=keys,
-        rules=rulebook.titles(lang),
+        rules=rulebook.titles(lang, rule_set),
         rule_templates=rule_templates(),
         half_ms=m.setup.rules.half_ms,
         halftime_ms=m.setup.rules.halftime_ms,
@@ -447,6 +461,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         ends=ctx["state"]["ends"],
         colors={t: m.setup.team(t).color for t in TEAMS},
         title=str(_field_title()),
+        rule_set=rule_set,
     )
     return render_template(
         "match/console.html", role=role, allowed=allowed, calls=calls, keys=keys, field=field, matchday=matchday, **ctx

@@ -67,6 +67,13 @@ class Book:
     roster_rule: str = "11.1"  # what the roster checks of a substitution cite (SPEC §5.5)
     # 2.0 citation → this book's (SPEC §11.12); a rule not listed is cited as it is.
     cites: Mapping[str, str] = field(default_factory=dict)
+    # The calls keep their names in every book (V1-D16); a book words some differently: call (a variant's
+    # or event type's name, catalogue.py) → its label here (an ``N_`` message id, translated in the catalogue).
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, call: str, default: str) -> str:
+        """The label of ``call`` in this book (V1-D16), ``default`` (the catalogue's) where it has none."""
+        return self.labels.get(call, default)
 
     def cite(self, rule: str) -> str:
         return self.cites.get(rule, rule)

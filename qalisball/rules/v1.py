@@ -12,39 +12,40 @@ from __future__ import annotations
 from .book import Book
 from .errors import N_, RuleViolation
 
-# SPEC §11.1: the nine paragraphs, numbered in the order they appear; (heading zh, title en).
-PARAGRAPHS: dict[str, tuple[str, str]] = {
-    "V1-1": ("比赛场地", "The field"),
-    "V1-2": ("球员", "Players"),
-    "V1-3": ("开球", "Kickoff"),
-    "V1-4": ("得分", "Scoring"),
-    "V1-5": ("禁区", "The restricted area"),
-    "V1-6": ("死球与定位球", "Dead ball and set pieces"),
-    "V1-7": ("带球行进与阻止", "Carrying the ball, and stopping the carrier"),
-    "V1-8": ("犯规", "Fouls"),
-    "V1-9": ("男女混合比赛特别规则", "Special rule for mixed men's and women's matches"),
+# SPEC §11.1: the nine paragraphs, numbered in the order they appear, with their English titles. The
+# Chinese headings are the catalogue's (qalisball/web/rulebook.py, msgctxt "rule book 1.0"), as 2.0's are.
+PARAGRAPHS: dict[str, str] = {
+    "V1-1": "The field",  # 比赛场地
+    "V1-2": "Players",  # 球员
+    "V1-3": "Kickoff",  # 开球
+    "V1-4": "Scoring",  # 得分
+    "V1-5": "The restricted area",  # 禁区
+    "V1-6": "Dead ball and set pieces",  # 死球与定位球
+    "V1-7": "Carrying the ball, and stopping the carrier",  # 带球行进与阻止
+    "V1-8": "Fouls",  # 犯规
+    "V1-9": "Special rule for mixed men's and women's matches",  # 男女混合比赛特别规则
 }
-# SPEC §11.11: the decisions where the 1.0 book is silent; (title zh, title en).
-DECISIONS: dict[str, tuple[str, str]] = {
-    "V1-D1": ("比赛组织沿用 2.0", "Match organisation kept from 2.0"),
-    "V1-D2": ("无罚球大战：平局", "No shootout: a level match is a draw"),
-    "V1-D3": ("场地标线沿用 2.0，须有边线", "Field markings from 2.0; side lines required"),
-    "V1-D4": ("角球的位置", "Where a corner is taken"),
-    "V1-D5": ("短角球的指定区域", "The short corner's designated place"),
-    "V1-D6": ("进入对方禁区：对方短角球", "Entering the opponents' area: their short corner"),
-    "V1-D7": ("任意球距两个禁区线退足 2 米", "Every free kick 2 m from either area's line"),
-    "V1-D8": ("定位球违规", "Set-piece breaches"),
-    "V1-D9": ("犯规的定位球在犯规地点", "A foul's set piece where it happened"),
-    "V1-D10": ("无红黄牌", "No cards"),
-    "V1-D11": ("死球时自由换人", "Free substitutions at any dead ball"),
-    "V1-D12": ("比赛中受伤", "Injury during play"),
-    "V1-D13": ("罚点球者无须指定", "The penalty taker need not be named"),
-    "V1-D14": ("男女混合规则的判定", "How the mixed-match rule is checked"),
-    "V1-D15": ("无多次进攻机会", "No multiple attack opportunities"),
-    "V1-D16": ("判罚名称沿用 2.0", "Call names kept from 2.0"),
-    "V1-D17": ("得分：击中或击倒标志杆", "A goal: the pole hit or knocked down"),
+# SPEC §11.11: the decisions where the 1.0 book is silent.
+DECISIONS: dict[str, str] = {
+    "V1-D1": "Match organisation kept from 2.0",
+    "V1-D2": "No shootout: a level match is a draw",
+    "V1-D3": "Field markings from 2.0; side lines required",
+    "V1-D4": "Where a corner is taken",
+    "V1-D5": "The short corner's designated place",
+    "V1-D6": "Entering the opponents' area: their short corner",
+    "V1-D7": "Every free kick 2 m from either area's line",
+    "V1-D8": "Set-piece breaches",
+    "V1-D9": "A foul's set piece where it happened",
+    "V1-D10": "No cards",
+    "V1-D11": "Free substitutions at any dead ball",
+    "V1-D12": "Injury during play",
+    "V1-D13": "The penalty taker need not be named",
+    "V1-D14": "How the mixed-match rule is checked",
+    "V1-D15": "No multiple attack opportunities",
+    "V1-D16": "Call names kept from 2.0",
+    "V1-D17": "A goal: the pole hit or knocked down",
 }
-TITLES: dict[str, tuple[str, str]] = {**PARAGRAPHS, **DECISIONS}
+TITLES: dict[str, str] = {**PARAGRAPHS, **DECISIONS}
 
 _FIELD, _PLAYERS, _KICKOFF, _SCORING, _AREA, _SET_PIECES, _CARRYING, _FOULS, _MIXED = PARAGRAPHS
 _ORGANISATION, _NO_SHOOTOUT = "V1-D1", "V1-D2"
@@ -100,6 +101,9 @@ BOOK_1_0 = Book(
     multi_attack=False,  # V1-D15
     roster_rule=_PLAYERS,  # SPEC §11.9: the roster checks of §5.5 cite V1-2
     cites=CITES,
+    # V1-D16: the calls of 2.0 with 1.0's words. A touched carrier stops within 2 steps and may then only
+    # pass backwards (V1-7); 1.0 has no 3 s limit.
+    labels={"caught": N_("Touched: over 2 steps / pass not backwards")},
 )
 
 # V1-D14: the roster's gender words (case-insensitive); anything else, or none, means no check.
@@ -118,7 +122,7 @@ def mixed_catch_refusal(catcher_gender: str | None, caught_gender: str | None) -
         return None
     return RuleViolation(
         _MIXED,
-        N_("a male player may not touch a female player in a mixed match: log the contact as a foul by his team"),
+        N_("a male player may not touch a female player in a mixed match: log the contact as a foul by the male player's team"),
     )
 
 

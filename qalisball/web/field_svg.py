@@ -36,8 +36,11 @@ def field_svg(
     element_id: str = "field",
     css_class: str = "field",
     title: str = "Field / 场地",
+    rule_set: str = "2.0",
 ) -> str:
-    """The SVG markup of field ``f``; ``ends`` and ``colors`` tint each team's defended end."""
+    """The SVG markup of field ``f``; ``ends`` and ``colors`` tint each team's defended end. A 1.0 field
+    also shows where its set pieces are taken: the four corners (V1-D4) and the four short-corner spots
+    (V1-D5), with 2.0's markings borrowed (V1-D3)."""
     L, W, m = f.length, f.width, MARGIN
     out: list[str] = [
         f'<svg id="{escape(element_id)}" class="{escape(css_class)}" xmlns="http://www.w3.org/2000/svg" '
@@ -62,6 +65,8 @@ def field_svg(
     out.append(f'<circle cx="{c.x}" cy="{c.y}" r="0.15" fill="#fff"/>')
     for end in ("x0", "xL"):
         out.extend(_end_markings(f, end))  # type: ignore[arg-type]
+        if rule_set == "1.0":
+            out.extend(_set_piece_spots(f, end))
     for mk in marks:
         out.append(_mark(mk))
     out.append('<g class="overlay"></g></svg>')
@@ -92,6 +97,28 @@ def _end_markings(f: geo.Field, end: End) -> list[str]:
         )
     # The bottle, at the centre of the end line's segment.
     parts.append(f'<circle class="bottle" cx="{ex}" cy="{W / 2}" r="0.3" fill="#fff" stroke="#000" stroke-width="0.05"/>')
+    return parts
+
+
+def _set_piece_spots(f: geo.Field, end: End) -> list[str]:
+    """Rule book 1.0's corner (a quarter circle at the field's corner) and short-corner spot (a yellow dot
+    on the end line) on each side of ``end``: the places a 1.0 restart's marker lands on (V1-6)."""
+    parts: list[str] = []
+    sgn = 1 if end == "x0" else -1
+    for side in ("low", "high"):
+        c = geo.corner_spot(f, end, side)
+        inward = 1 if c.y == 0 else -1
+        r = 1.0
+        sweep = 1 if sgn * inward > 0 else 0
+        parts.append(
+            f'<path class="corner-spot corner-{end}-{side}" d="M {c.x + sgn * r} {c.y} A {r} {r} 0 0 {sweep} {c.x} '
+            f'{c.y + inward * r}" fill="none" stroke="#fff" stroke-width="0.12"/>'
+        )
+        sc = geo.short_corner_spot(f, end, side)
+        parts.append(
+            f'<circle class="short-corner-spot short-corner-{end}-{side}" cx="{sc.x}" cy="{sc.y}" r="0.35" '
+            f'fill="#ffeb3b" stroke="#000" stroke-width="0.05"/>'
+        )
     return parts
 
 

@@ -25,6 +25,7 @@ from flask_babel import lazy_gettext as _l
 
 from qalisball.rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
 from qalisball.rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
+from qalisball.rules.state import BOOKS
 
 LANGUAGES = ("zh", "en")
 COOKIE = "lang"
@@ -160,6 +161,9 @@ RESTARTS = {
     "side_line": _l("Side-line ball"),
     "free_kick": _l("Free kick"),
     "penalty": _l("Penalty"),
+    # Rule book 1.0's set pieces (V1-6, SPEC §11.2): a 2.0 state never has them.
+    "corner": _l("Corner"),
+    "short_corner": _l("Short corner"),
 }
 # Event types and their variants: labels from the event catalogue (qalisball/rules/catalogue.py).
 EVENTS = {t.type: _l(t.label) for t in (*CATALOGUE, *MATCH_DAY)}
@@ -183,13 +187,15 @@ FOUL_WHERE = {
 }
 
 
-def vocabulary() -> dict[str, dict[str, str]]:
-    """The enum labels of the public state and the event log, in the current language."""
+def vocabulary(rule_set: str = "2.0") -> dict[str, dict[str, str]]:
+    """The enum labels of the public state and the event log, in the current language, with the calls
+    worded as the match's rule book words them (V1-D16: 1.0's "Touched: over 2 steps / pass not backwards")."""
+    book = BOOKS.get(rule_set, BOOKS["2.0"])  # type: ignore[call-overload]
     groups = {
         "phase": PHASES,
         "restart": RESTARTS,
         "event": EVENTS,
-        "violation": VIOLATIONS,
+        "violation": {k: _l(book.labels[k]) if k in book.labels else v for k, v in VIOLATIONS.items()},
         "role": AUTHORS,
         "signer": SIGNERS,
         "clock": CLOCK_ACTIONS,
@@ -432,10 +438,30 @@ SCREEN_JS = {
 }
 
 
-def screen_strings() -> dict[str, str]:
-    return {k: str(v) for k, v in SCREEN_JS.items()}
+# Rule book 1.0's wording of the same sentences (SPEC §11.6, V1-D16): the pages hand a 1.0 match's
+# scripts these instead, so the scripts say "corner" and "2 m" without knowing the rule set.
+SCREEN_JS_1_0 = {
+    "moved_3m": _l("moved 2 m out of the area (V1-6)"),
+}
+_JS_1_0 = {
+    "hint_end_line": _l("The ball is dead: log the corner (Ball out: end line)"),
+    "hint_ask_end_line": _l("The ball is dead: the referee logs the corner (Ball out: end line)"),
+    "tap_field_foul": _l("Tap the field where the foul happened (V1-D9)"),
+    "tap_field_caught": _l("Tap the field where the player was touched"),
+    "team_caught_by": _l("Touched by"),
+    "caught": _l("Touched player"),
+}
+# Both rule books: a finished match without a winner (only 1.0 has draws, V1-D2).
+_JS["draw"] = _l("Draw")
 
 
-def js_strings() -> dict[str, str]:
-    """The sentences the browser needs after the first render, in the current language."""
-    return {k: str(v) for k, v in _JS.items()}
+def screen_strings(rule_set: str = "2.0") -> dict[str, str]:
+    words = {**SCREEN_JS, **(SCREEN_JS_1_0 if rule_set == "1.0" else {})}
+    return {k: str(v) for k, v in words.items()}
+
+
+def js_strings(rule_set: str = "2.0") -> dict[str, str]:
+    """The sentences the browser needs after the first render, in the current language and the words
+    of the match's rule book (``rule_set``)."""
+    words = {**_JS, **(_JS_1_0 if rule_set == "1.0" else {})}
+    return {k: str(v) for k, v in words.items()}

@@ -5,6 +5,11 @@ the official's language, so "11.1" reads "换人的基本原则" or "Substitutio
 Section titles are those of the Qalisball rule book 2.0 (rules/qalisball-v2.0.zh.txt); the book
 numbers two sections 10.8 and two 12.2, and each number here carries both titles.
 
+Rule book 1.0 (SPEC §11.1) has no section numbers: its paragraphs are "V1-1" … "V1-9" and the decisions
+where it is silent "V1-D1" … "V1-D17"; their titles are here too, under msgctxt "rule book 1.0" (1.0's
+"The field" is 比赛场地 where 2.0's is 球场). A match's refusal names a rule of its own rule set only, so
+one table serves both.
+
 Each title is its English here and its Chinese in translations/zh (msgctxt "rule book", so that
 "Substitutions" here never takes the words of the same English elsewhere). The decisions' titles come
 from docs/decisions.toml, rendered by scripts/render_decisions.py into ``decision_titles``: nothing reads
@@ -18,6 +23,8 @@ from qalisball.web.i18n import Np_, in_language
 
 # The message context of every title of the rule book (scripts/render_decisions.py writes the decisions' with it).
 RULE_BOOK = "rule book"
+# The message context of rule book 1.0's titles (the same English may be other words in 1.0's book).
+RULE_BOOK_1_0 = "rule book 1.0"
 
 # The rule book 2.0's sections: number -> English title.
 SECTIONS: dict[str, str] = {
@@ -108,15 +115,54 @@ MATCH_DAY: dict[str, str] = {
 
 RULES: dict[str, str] = {**SECTIONS, **DECISIONS, **MATCH_DAY, **COMPETITION}
 
+# Rule book 1.0 (SPEC §11.1, §11.11): the paragraphs and the decisions, the same English as the
+# engine's ``rules/v1.py`` TITLES (tests/test_v1_words.py holds them equal).
+V1: dict[str, str] = {
+    "V1-1": Np_("rule book 1.0", "The field"),
+    "V1-2": Np_("rule book 1.0", "Players"),
+    "V1-3": Np_("rule book 1.0", "Kickoff"),
+    "V1-4": Np_("rule book 1.0", "Scoring"),
+    "V1-5": Np_("rule book 1.0", "The restricted area"),
+    "V1-6": Np_("rule book 1.0", "Dead ball and set pieces"),
+    "V1-7": Np_("rule book 1.0", "Carrying the ball, and stopping the carrier"),
+    "V1-8": Np_("rule book 1.0", "Fouls"),
+    "V1-9": Np_("rule book 1.0", "Special rule for mixed men's and women's matches"),
+    "V1-D1": Np_("rule book 1.0", "Match organisation kept from 2.0"),
+    "V1-D2": Np_("rule book 1.0", "No shootout: a level match is a draw"),
+    "V1-D3": Np_("rule book 1.0", "Field markings from 2.0; side lines required"),
+    "V1-D4": Np_("rule book 1.0", "Where a corner is taken"),
+    "V1-D5": Np_("rule book 1.0", "The short corner's designated place"),
+    "V1-D6": Np_("rule book 1.0", "Entering the opponents' area: their short corner"),
+    "V1-D7": Np_("rule book 1.0", "Every free kick 2 m from either area's line"),
+    "V1-D8": Np_("rule book 1.0", "Set-piece breaches"),
+    "V1-D9": Np_("rule book 1.0", "A foul's set piece where it happened"),
+    "V1-D10": Np_("rule book 1.0", "No cards"),
+    "V1-D11": Np_("rule book 1.0", "Free substitutions at any dead ball"),
+    "V1-D12": Np_("rule book 1.0", "Injury during play"),
+    "V1-D13": Np_("rule book 1.0", "The penalty taker need not be named"),
+    "V1-D14": Np_("rule book 1.0", "How the mixed-match rule is checked"),
+    "V1-D15": Np_("rule book 1.0", "No multiple attack opportunities"),
+    "V1-D16": Np_("rule book 1.0", "Call names kept from 2.0"),
+    "V1-D17": Np_("rule book 1.0", "A goal: the pole hit or knocked down"),
+}
+
+
+def _context(rule: str) -> str:
+    return RULE_BOOK_1_0 if rule in V1 else RULE_BOOK
+
 
 def title(rule: str, language: str) -> str | None:
     """The title of section or decision ``rule`` in ``language`` ("zh" or "en"), or None if unknown."""
+    if rule in V1:
+        return in_language(language, V1[rule], RULE_BOOK_1_0)
     english = RULES.get(rule) or RULES.get(rule.split(".")[0] if rule[:1].isdigit() else rule)
     if english is None:
         return None
     return in_language(language, english, RULE_BOOK)
 
 
-def titles(language: str) -> dict[str, str]:
-    """Every known rule number with its title in ``language``: handed to the console's script."""
-    return {rule: in_language(language, english, RULE_BOOK) for rule, english in RULES.items()}
+def titles(language: str, rule_set: str = "2.0") -> dict[str, str]:
+    """Every rule number a match of ``rule_set`` may cite, with its title in ``language``: handed to the
+    console's script. A 1.0 match also cites the unchanged decisions and M1–M8 (SPEC §11.12)."""
+    known = {**RULES, **V1} if rule_set == "1.0" else RULES
+    return {rule: in_language(language, english, _context(rule)) for rule, english in known.items()}

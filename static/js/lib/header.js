@@ -49,8 +49,11 @@ export function drawHeader(s) {
     setText("so-next", nextKickText(s));
   }
   drawSheet(s);
-  show("result", !!s.winner);
+  // A finished match without a winner is a draw (only rule book 1.0 has them, V1-D2).
+  const drawn = s.phase === "finished" && !s.winner;
+  show("result", !!s.winner || drawn);
   // The report (provisional during the match, reports/) once the match has begun.
   show("report-link", s.phase !== "scheduled");
   if (s.winner) setText("result", fmt(T.winner, { team: s.teams[s.winner].name }));
+  else if (drawn) setText("result", T.draw);
 }
