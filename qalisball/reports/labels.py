@@ -121,6 +121,8 @@ LABELS: Mapping[str, tuple[str, str]] = _Labels(
         "winner": Npc_("report", "Winner"),
         "half_score": Npc_("report", "Half"),
         "draw_pending": Npc_("report", "not decided yet"),
+        "draw": Npc_("report", "draw"),  # V1-D2: "1–1 (draw)"
+        "rule_set": Npc_("report", "Rule book"),  # SPEC §11.2
         # Roles
         "referee": Npc_("report", "Referee"),
         "assistant1": Npc_("report", "Assistant referee 1"),
@@ -208,6 +210,8 @@ LABELS: Mapping[str, tuple[str, str]] = _Labels(
         "side_line": Npc_("report", "side-line ball"),
         "free_kick": Npc_("report", "free kick"),
         "penalty": Npc_("report", "penalty"),
+        "corner": Npc_("report", "corner"),  # 1.0's set pieces (V1-6)
+        "short_corner": Npc_("report", "short corner"),
         # Violation kinds (8)
         "ball_out_side": Npc_("report", "ball out over a side line"),
         "ball_out_end": Npc_("report", "ball out over an end line"),

@@ -373,7 +373,7 @@ def _match_cells(report: dict[str, Any], lang: str | None) -> tuple[list[str], l
         m["date"] or "",
         teams["home"]["name"],
         teams["away"]["name"],
-        f"{res['score']['home']}–{res['score']['away']}",
+        f"{res['score']['home']}–{res['score']['away']}" + (f" ({label('draw', lang)})" if res["decided_by"] == "draw" else ""),
         f"{so['home']}–{so['away']}" if so else "",
     ]
     return head, cells

@@ -120,6 +120,8 @@ def build_core(
             "timezone": offset_text(tz, ref_ms),
             "field": {"length": setup.field.length, "width": setup.field.width, "side_lines": setup.field.side_lines},
             "rules": {
+                # SPEC §11.2: the rule book the match was played under, named on the sheet.
+                "rule_set": setup.rules.rule_set,
                 "half_minutes": setup.rules.half_minutes,
                 "halftime_minutes": setup.rules.halftime_minutes,
                 "shootout_rounds": setup.rules.shootout_rounds,
@@ -138,7 +140,10 @@ def build_core(
             "shootout": None if shootout is None else dict(shootout.score),
             "winner": winner,
             "winner_name": None if winner is None else setup.team(winner).name,
-            "decided_by": None if winner is None else ("shootout" if shootout is not None else "regulation"),
+            # A 1.0 match level at full time is a draw (V1-D2): finished without a winner.
+            "decided_by": ("draw" if final_state.phase == "finished" else None)
+            if winner is None
+            else ("shootout" if shootout is not None else "regulation"),
         },
         "lineups": {t: b.lineup(t) for t in TEAMS},
         "timeline": b.timeline,

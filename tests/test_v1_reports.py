@@ -1,0 +1,82 @@
+"""The report of a match played under rule book 1.0 (SPEC §11.2, §11.5, V1-D2; issue 22).
+
+A 1–1 1.0 match with a corner and a short corner: the report names the rule book on the sheet, shows
+the draw ("1–1 (draw)", no winner, no shootout) in JSON, HTML and CSV, words 1.0's set pieces in the
+timeline, and its notes cite 1.0 (no cards V1-D10, no multiple attack V1-D15, the draw V1-D2) instead
+of 2.0's 9.3 and 13.1. A 2.0 report names 2.0 and keeps its notes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import tinyhtml5
+from flask.testing import FlaskClient
+
+from qalisball.server.demo import demo_request
+from tests.conftest import FakeClock, MatchDriver
+
+
+def _v1_draw(client: FlaskClient, clock: FakeClock) -> MatchDriver:
+    body = demo_request()
+    body["rules"] = {**body.get("rules", {}), "rule_set": "1.0", "half_minutes": 1}
+    match = MatchDriver(client, clock, body)
+    match.kickoff("home")
+    match.take()
+    match.post({"type": "violation", "kind": "ball_out_end", "team": "home", "spot": {"x": 40.8, "y": 3}})  # corner
+    match.take()
+    match.post({"type": "violation", "kind": "ball_in_area", "team": "away", "spot": {"x": 1.5, "y": 12.5}})  # short corner
+    match.take()
+    match.post({"type": "goal", "team": "home", "player": 1})
+    match.run_out_half()
+    match.post({"type": "period_start"})
+    match.take()
+    match.post({"type": "goal", "team": "away", "player": 1})
+    s = match.run_out_half()
+    assert s["phase"] == "finished" and s["winner"] is None and s["score"] == {"home": 1, "away": 1}
+    return match
+
+
+def _report(client: FlaskClient, match: MatchDriver, suffix: str = "", **query: str) -> Any:
+    r = client.get(f"/matches/{match.id}/report{suffix}", query_string=query)
+    assert r.status_code == 200, r.data[:300]
+    return r
+
+
+def _text_of(html: str, ident: str, attr: str = "data-field") -> str:
+    root = tinyhtml5.parse(html, namespace_html_elements=False)
+    found = [e for e in root.iter() if e.get(attr) == ident]
+    assert len(found) == 1, ident
+    return " ".join("".join(found[0].itertext()).split())
+
+
+def test_V1_D2_the_report_shows_a_1_0_draw_and_names_the_rule_book(client: FlaskClient, clock: FakeClock) -> None:
+    match = _v1_draw(client, clock)
+    data = _report(client, match, ".json").get_json()
+    assert data["match"]["rules"]["rule_set"] == "1.0"
+    res = data["result"]
+    assert (res["winner"], res["shootout"], res["decided_by"]) == (None, None, "draw")
+    assert [t["restart"]["type"] for t in data["timeline"] if t["type"] == "violation"] == ["corner", "short_corner"]
+
+    en = _report(client, match, lang="en").get_data(as_text=True)
+    assert _text_of(en, "rule_set") == "1.0"
+    assert _text_of(en, "draw") == "1–1 (draw)"
+    assert "V1-D2" in en and "V1-D10" in en and "rule 13.1" not in en and "rule 9.3" not in en
+    assert "corner →" in en and "short corner →" in en
+
+    zh = _report(client, match, lang="zh").get_data(as_text=True)
+    assert _text_of(zh, "draw") == "1–1 (平局)"
+    assert "角球 →" in zh and "短角球 →" in zh
+
+    rows = list(csv.reader(io.StringIO(_report(client, match, ".csv", lang="en").get_data(as_text=True).lstrip("\ufeff"))))
+    assert "1–1 (draw)" in rows[1], rows[:2]
+
+
+def test_V1_11_2_a_2_0_report_names_2_0_and_keeps_its_notes(client: FlaskClient, match: MatchDriver) -> None:
+    match.kickoff("home")
+    data = _report(client, match, ".json").get_json()
+    assert data["match"]["rules"]["rule_set"] == "2.0" and data["result"]["decided_by"] is None
+    en = _report(client, match, lang="en").get_data(as_text=True)
+    assert _text_of(en, "rule_set") == "2.0" and "rule 13.1" in en and 'data-field="draw"' not in en
