@@ -211,10 +211,10 @@ def test_issue24_a_fresh_install_has_a_finished_demo_friendly_to_train_on_and_th
     demo = ensure_demo(svc)
     assert demo is not None and demo.log == [] and demo.setup.home.name == demo_request()["home"]["name"]  # as before
     over = [m for m in svc.matches.values() if m.state.phase == "finished"]
-    assert len(over) == 1 and len(svc.matches) == 2
+    assert len(over) == 1 and len(svc.matches) == 3  # and the 1.0 friendly to officiate (issue 22)
     friendly = client.get(f"/api/matches/{over[0].id}").get_json()
     assert friendly["score"] == {"home": 2, "away": 1} and friendly["winner"] == "home"
     s = start(client, over[0].id, ["10.8"])  # a trainer starts at once, on the 3 m move too
     qs = client.get(f"/api/training/{s['id']}/questions?code={s['code']}").get_json()
     assert [q["call"]["type"] for q in qs] == ["foul"] and qs[0]["call"]["spot"] == {"x": 38.5, "y": 12.5}
-    assert ensure_demo(svc) is None and len(svc.matches) == 2  # only once
+    assert ensure_demo(svc) is None and len(svc.matches) == 3  # only once

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.test_competitions import START, Api, _six
@@ -106,3 +107,13 @@ def test_V1_D2_a_2_0_competition_is_unchanged_it_has_no_draws(api: Api) -> None:
     assert done["shootout"] is not None
     row = api.view(comp)["standings"]["all"][0]
     assert row["drawn"] == 0 and row["shootout_won"] == 1 and row["points"] == 2
+
+
+def test_V1_11_2_a_fresh_install_has_a_small_1_0_friendly_beside_the_2_0_demo(app: Flask, client: FlaskClient) -> None:
+    from qalisball.server.demo import ensure_demo
+
+    svc = app.extensions["qalisball"]
+    demo = ensure_demo(svc)
+    assert demo is not None and client.get(f"/api/matches/{demo.id}").get_json()["rule_set"] == "2.0"
+    sets = [client.get(f"/api/matches/{m.id}").get_json()["rule_set"] for m in svc.matches.values()]
+    assert sets.count("1.0") == 1 and sets.count("2.0") == 2

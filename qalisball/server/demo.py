@@ -54,7 +54,30 @@ def ensure_demo(svc: MatchService) -> Match | None:
         return None
     demo = svc.create(MatchSchema().load(demo_request()))
     ensure_demo_friendly(svc)  # a finished match to train referees on at once (issue 24)
+    svc.create(MatchSchema().load(demo_v1_request()))  # a 1.0 match to officiate beside the 2.0 one (issue 22)
     return demo
+
+
+def demo_v1_request() -> dict[str, Any]:
+    """A small friendly under rule book 1.0 (SPEC §11): a 36 × 22 m field with side lines (V1-1, V1-D3),
+    five a side, two 10-minute halves; a level score at the end is a draw (V1-D2)."""
+
+    def team(name: str, color: str, names: list[str]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "color": color,
+            "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
+            "starting": [1, 2, 3, 4, 5],
+        }
+
+    return {
+        "home": team("北航 Beihang", "#006064", HOME_PLAYERS[:7]),
+        "away": team("贸大 UIBE", "#e65100", AWAY_PLAYERS[:7]),
+        "starters": 5,
+        "field": {"length": 36, "width": 22, "side_lines": True},
+        "rules": {"rule_set": "1.0", "half_minutes": 10, "halftime_minutes": 5},
+        "venue": "Demo 1.0 friendly 演示 1.0 规则友谊赛",
+    }
 
 
 # ---------------------------------------------------------------------------------------------
