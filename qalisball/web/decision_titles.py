@@ -129,4 +129,9 @@ DECISION_TITLES: dict[str, str] = {
     "D160": Np_("rule book", "The console fills a tablet's screen and its frame never moves"),
     "D161": Np_("rule book", "A panel takes the place of what its phase does not use"),
     "D162": Np_("rule book", "The field is drawn as large as the height allows, in one place"),
+    "D180": Np_("rule book", "Every page passes axe-core with no serious or critical violation, in both languages"),
+    "D181": Np_("rule book", "Every page states its language; a button showing only a symbol has a label in words"),
+    "D182": Np_("rule book", "The console from the keyboard alone, with a visible focus"),
+    "D183": Np_("rule book", "A greyed call stays readable: 4.5:1"),
+    "D184": Np_("rule book", "A team's colour always comes with its name"),
 }
