@@ -93,3 +93,62 @@ def test_issue24_what_if_errors_in_apis_order(client: FlaskClient, match: MatchD
         headers=auth(ADMIN),
     )
     assert illegal.status_code == 409 and illegal.get_json()["rule"] == "6.2"
+
+
+def _protested(client: FlaskClient) -> tuple[Api, str, dict[str, object], str, dict[str, object], str]:
+    """A league fixture played 2-0 and a protest by the away team against home's first goal."""
+    api = Api(client)
+    ids, by = _six(api)
+    comp = _league(api, ids)["id"]
+    fixture = _fixture_of(api.view(comp), by["A"], by["B"])
+    made = api.match(comp, fixture["id"])
+    api.play(made, goals=["home", "home"])
+    goal = next(e for e in client.get(f"/api/matches/{made['id']}/events").get_json() if e["type"] == "goal")
+    pid = api.call(
+        "POST", f"/api/competitions/{comp}/protests", {"fixture": fixture["id"], "team": fixture["away"], "text": "no goal"}, 201
+    )["id"]
+    return api, comp, fixture, made["id"], goal, pid
+
+
+def test_issue24_D188_the_committees_decision_links_the_what_if_and_the_protest_report_prints_both_columns(
+    client: FlaskClient,
+) -> None:
+    api, comp, fixture, mid, goal, pid = _protested(client)
+    seq = client.get(f"/api/matches/{mid}").get_json()["seq"]
+    change = {"type": "amend", "target": goal["seq"], "event": {"type": "shot_missed", "team": "home"}, "reason": "protest"}
+    decision = {"upheld": False, "text": "the goal stands", "what_if": {"changes": [change], "seq": seq}}
+    api.call("POST", f"/api/competitions/{comp}/protests/{pid}/decision", decision, 200)
+    stored = next(p for f in api.view(comp)["fixtures"] for p in f["protests"] if p["id"] == pid)["decision"]
+    assert stored["what_if"] == {"match": mid, "changes": [change], "seq": seq}
+    for lang in ("en", "zh"):
+        html = client.get(f"/competitions/{comp}/protests/{pid}/report?lang={lang}").get_data(as_text=True)
+        assert 'id="columns"' in html and "2–0" in html and "1–0" in html, html  # as logged, and had the goal been a miss
+        assert "5.3" in html  # the kickoff after the goal as logged (5.3); the what-if's restart is the miss's
+    # The organiser's page: the protest's "What if…" link and its report (the fixture's panel, loaded when opened).
+    panel = client.get(f"/competitions/{comp}/admin/fixtures/{fixture['id']}", headers=auth(ADMIN)).get_data(as_text=True)
+    assert f"/matches/{mid}/what-if?competition={comp}&amp;protest={pid}" in panel
+    assert f"/competitions/{comp}/protests/{pid}/report" in panel
+
+
+def test_issue24_D188_a_decisions_what_if_is_read_as_a_what_if_request_is(client: FlaskClient) -> None:
+    api, comp, fixture, mid, goal, pid = _protested(client)
+    bad = {"upheld": False, "text": "x", "what_if": {"changes": [{"type": "goal", "team": "home"}], "seq": 1}}
+    r = client.post(f"/api/competitions/{comp}/protests/{pid}/decision", json=bad, headers=auth(ADMIN))
+    assert r.status_code == 400 and any("what_if" in k for k in r.get_json()["fields"]), r.get_json()
+    amend = {"type": "amend", "target": goal["seq"], "event": {"type": "goal"}}  # no team: as the events endpoint refuses it
+    r = client.post(
+        f"/api/competitions/{comp}/protests/{pid}/decision",
+        json={"upheld": False, "text": "x", "what_if": {"changes": [amend], "seq": 1}},
+        headers=auth(ADMIN),
+    )
+    assert r.status_code == 400
+
+
+def test_issue24_the_what_if_page_from_a_protest_and_from_the_officials_page(client: FlaskClient) -> None:
+    api, comp, fixture, mid, goal, pid = _protested(client)
+    page = client.get(f"/matches/{mid}/what-if?competition={comp}&protest={pid}&lang=zh", headers=auth(ADMIN))
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "js/whatif/whatif.js" in html and 'id="decision"' in html and "no goal" in html
+    officials = client.get(f"/matches/{mid}/officials?token={ADMIN}", follow_redirects=True).get_data(as_text=True)
+    assert f"/matches/{mid}/what-if" in officials
+    assert client.get("/matches/nope/what-if").status_code == 404

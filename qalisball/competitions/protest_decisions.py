@@ -92,6 +92,10 @@ class ProtestsAndDecisions(CompetitionViews):
                 "replay": data["replay"],
                 "at": utc_now(),
             }
+            if data.get("what_if"):  # the what-if the committee looked at (issue 24, D188): its request only
+                if f.match_id is None:
+                    raise Invalid("no match to look at", {"what_if": ["this fixture has no match of the app"]})
+                decision["what_if"] = {"match": f.match_id, **data["what_if"]}
             changes: list[tuple[str, str, dict[str, Any]]] = [("update", "protests", {"id": p.id, "decision": decision})]
             fixture_change: dict[str, Any] = {}
             if result is not None:

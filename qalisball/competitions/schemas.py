@@ -21,6 +21,7 @@ from qalisball.match.schemas import (
     StrictBool,
     StrictFloat,
     _Strict,
+    parse_event,
     rule_set_problems,
 )
 from qalisball.rules.competition.schedule import FORMATS
@@ -238,11 +239,35 @@ class ResultSchema(_Strict):
             raise ValidationError("a shootout follows a level score only", "shootout")
 
 
+# The what-if the committee looked at (issue 24): its request, as posted to POST /api/matches/<id>/what-if.
+WHAT_IF_CHANGES = ("amend", "void", "insert")
+MAX_WHAT_IF_CHANGES = 20
+
+
+class WhatIfLinkSchema(_Strict):
+    """A decision's link to a what-if (docs/api-extras.md, D188): the changes posted, and the match's seq
+    when the committee looked, so the protest report replays the same log even after later corrections."""
+
+    changes = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=MAX_WHAT_IF_CHANGES))
+    seq = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+
+    @validates_schema
+    def _changes_as_posted(self, data: dict[str, Any], **_: Any) -> None:
+        for i, change in enumerate(data.get("changes") or []):
+            if change.get("type") not in WHAT_IF_CHANGES:
+                raise ValidationError("an amend, a void or an insert", f"changes.{i}.type")
+            try:
+                parse_event(change)  # exactly as the what-if (and the events endpoint) reads it
+            except ValidationError as exc:
+                raise ValidationError(exc.normalized_messages(), f"changes.{i}") from exc
+
+
 class DecisionSchema(_Strict):
     upheld = StrictBool(required=True)
     text = fields.String(required=True, validate=_TEXT)
     result = fields.Nested(ResultSchema, load_default=None, allow_none=True)
     replay = StrictBool(load_default=False)
+    what_if = fields.Nested(WhatIfLinkSchema, load_default=None, allow_none=True)  # extra: issue 24, D188
 
     @validates_schema
     def _effect(self, data: dict[str, Any], **_: Any) -> None:

@@ -9,6 +9,7 @@ It lives with the competitions because the committee is theirs and the standings
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
@@ -37,7 +38,11 @@ _TEAM_PARAMS = frozenset({"team", "restarting", "winner", "due"})
 
 
 def init_app(app: Flask) -> None:
+    """The what-if API, and its pages: the what-if page and the protest report (``whatif_pages.py``)."""
     app.register_blueprint(bp)
+    from qalisball.competitions import whatif_pages
+
+    app.register_blueprint(whatif_pages.bp)
 
 
 @bp.post("/matches/<match_id>/what-if")
@@ -59,15 +64,23 @@ def what_if(match_id: str) -> Response:
         if c.place not in seqs and not (c.kind == "insert" and c.place == 0):
             raise ApiError(404, "not_found", f"no event {c.place} in match {m.id}")
     try:
-        w = whatif.what_if(m.setup, m.log, changes, by="referee")
+        return jsonify(compare(m, changes))
     except InvalidEvent as exc:
         raise ApiError(400, "invalid", str(exc), fields=exc.fields) from exc
     except RuleViolation as exc:
         raise _rule_error(exc, m.setup) from exc
-    now = svc.clock()
+
+
+def compare(m: Match, changes: list[whatif.Change], upto: int | None = None) -> dict[str, Any]:
+    """API.md's answer: both outcomes of ``m``'s log (its first ``upto`` events: the log the committee
+    looked at, D188) and of the log with ``changes``. Raises as ``whatif.what_if`` does."""
+    log = m.log if upto is None else _prefix(m.log, upto)
+    w = whatif.what_if(m.setup, log, changes, by="referee")
+    now = services.match_service().clock()
+    seq = log[-1].seq if log else 0
     body: dict[str, Any] = {
-        "actual": public_state(w.actual.state, now, m.id, m.seq, legal=False),
-        "what_if": public_state(w.what_if.state, now, m.id, m.seq, legal=False),
+        "actual": public_state(w.actual.state, now, m.id, seq, legal=False),
+        "what_if": public_state(w.what_if.state, now, m.id, seq, legal=False),
         "refused": [
             {"seq": r.seq, "type": r.type, "rule": r.rule, "message": _words(r.template, dict(r.params), m.setup)}
             for r in w.what_if.refused
@@ -78,7 +91,19 @@ def what_if(match_id: str) -> Response:
     standings = _standings(m, w.what_if.state)
     if standings is not None:
         body["standings"] = standings
-    return jsonify(body)
+    return body
+
+
+def parse_changes(raw: Any) -> list[whatif.Change]:
+    """A stored what-if request's changes (a decision's link, D188), read as the API reads them."""
+    return _changes({"changes": raw})
+
+
+def _prefix(log: list[Any], n: int) -> list[Any]:
+    """The first ``n`` events, without the marks of voids that are not among them (as a report at seq n)."""
+    return [
+        dataclasses.replace(e, voided_by=None) if e.voided_by is not None and e.voided_by > n else e for e in log if e.seq <= n
+    ]
 
 
 def _changes(body: Any) -> list[whatif.Change]:

@@ -324,6 +324,10 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/api/training/<session_id>/sheet.csv"): Operation("The score sheet as CSV (?code=)", t, answer="text/csv"),
         ("GET", "/training"): _page("The trainer's page", token=True),
         ("GET", "/training/join"): _page("The trainee's page"),
+        ("GET", "/matches/<match_id>/what-if"): _page("The what-if page (organiser or the match's referee)", token=True),
+        ("GET", "/competitions/<comp_id>/protests/<protest_id>/report"): _page(
+            "A protest's report: the decision and both columns of the what-if it links"
+        ),
         # Venue screens, images and logos (docs/api-extras.md)
         ("GET", "/api/screens"): Operation("Venue screens", v, answer_schema=_JSON_LIST),
         ("GET", "/api/screens/<name>"): Operation("What a venue screen shows", v, answer_schema=_JSON_OBJECT),

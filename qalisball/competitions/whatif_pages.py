@@ -1,0 +1,159 @@
+"""The arbitration committee's what-if pages (issue 24, SPEC C7): the what-if page of any match, and the
+protest report that prints the two columns of the what-if a decision links (D188).
+
+The what-if page is for the organiser or the match's referee (the API it calls needs one of them); it
+reads the log and the event catalogue through the public API and posts to ``POST …/what-if``. From a
+protest (``?competition=…&protest=…``) it also records the committee's decision with the what-if's
+request. The report replays that request on the log as it was when the committee looked (its ``seq``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, render_template, request
+from flask_babel import lazy_gettext as _l
+
+from qalisball.competitions import whatif_api
+from qalisball.competitions.records import Competition, Protest
+from qalisball.match.service import Match, NotFound
+from qalisball.rules.errors import InvalidEvent, RuleViolation
+from qalisball.web import credentials, i18n, rulebook, services
+from qalisball.web.errors import ApiError
+from qalisball.web.guards import held_role, organiser_cookie, token_refused
+from qalisball.web.i18n import current_language
+
+bp = Blueprint("whatif_pages", __name__)
+
+# The page's words its script fills in (static/js/whatif/whatif.js).
+STRINGS = {
+    "amend": _l("Change this call"),
+    "void": _l("Void this call"),
+    "insert": _l("Insert a call after it"),
+    "insert_start": _l("Insert a call at the start"),
+    "actual": _l("As logged"),
+    "what_if": _l("What if"),
+    "score": _l("Score"),
+    "shootout": _l("Shootout"),
+    "winner": _l("Winner"),
+    "none": _l("none"),
+    "draw": _l("draw"),
+    "restart_after": _l("Restart after the changed call"),
+    "refused": _l("Later calls refused"),
+    "standings": _l("Standings"),
+    "points": _l("Pts"),
+    "goal_difference": _l("GD"),
+    "no_refusal": _l("Every later call still stands."),
+    "pick_event": _l("Pick a call of the log first."),
+    "decided": _l("Decision recorded with this what-if."),
+    "report": _l("The protest report"),
+    "player": _l("Player"),
+    "spot_x": _l("Spot x (m)"),
+    "spot_y": _l("Spot y (m)"),
+    "reason": _l("Reason"),
+}
+
+
+@bp.get("/matches/<match_id>/what-if")
+def what_if(match_id: str) -> str:
+    m = _match(match_id)
+    csrf, allowed = _credentials(m)
+    protest = _protest_of(m)
+    page: dict[str, Any] = {
+        "match": m.id,
+        "teams": {t: m.setup.team(t).name for t in ("home", "away")},  # type: ignore[arg-type]
+        "allowed": allowed,
+        "csrf": csrf,
+        "token_rejected": token_refused(),
+        "protest": protest,
+        "lang": current_language(),
+        "strings": {k: str(v) for k, v in STRINGS.items()},
+        "vocab": i18n.vocabulary(m.setup.rules.rule_set),
+    }
+    return render_template("competitions/whatif.html", m=m, page=page, protest=protest)
+
+
+@bp.get("/competitions/<comp_id>/protests/<protest_id>/report")
+def protest_report(comp_id: str, protest_id: str) -> str:
+    """The protest, the committee's decision and, when it links a what-if, both columns (D188)."""
+    comps = services.COMPETITIONS.find()
+    try:
+        c = comps.get(comp_id) if comps is not None else None
+    except NotFound:
+        c = None
+    p = next((x for x in c.protests if x.id == protest_id), None) if c is not None else None
+    if c is None or p is None:
+        abort(404)
+    link = (p.decision or {}).get("what_if")
+    columns, problem = _columns(link) if link else (None, None)
+    names = {t: comps.teams[t].name if t in comps.teams else t for t in c.teams} if comps is not None else {}
+    return render_template(
+        "competitions/protest_report.html",
+        c=c,
+        p=p,
+        fixture=c.fixture(p.fixture),
+        team_name=names.get(p.team, p.team),
+        columns=columns,
+        problem=problem,
+        link=link,
+        rule_title=lambda rule: rulebook.title(rule, current_language()),
+        vocab=i18n.vocabulary(),
+    )
+
+
+def _match(match_id: str) -> Match:
+    m = services.match_service().matches.get(match_id)
+    if m is None:
+        abort(404)
+    return m
+
+
+def _credentials(m: Match) -> tuple[str | None, bool]:
+    """The CSRF token of the cookie this device may ask a what-if with: the organiser's, or the match's
+    referee's (API.md: the organiser token, or that match's referee token)."""
+    token = organiser_cookie()
+    if token is None:
+        held = held_role(m, "referee")
+        token = held[1] if held is not None else None
+    return (credentials.csrf_for(token), True) if token else (None, False)
+
+
+def _protest_of(m: Match) -> dict[str, Any] | None:
+    """The protest the page was opened from (``?competition=&protest=``), when it is about this match."""
+    comps = services.COMPETITIONS.find()
+    comp_id, protest_id = request.args.get("competition"), request.args.get("protest")
+    if comps is None or not comp_id or not protest_id:
+        return None
+    try:
+        c: Competition = comps.get(comp_id)
+    except NotFound:
+        return None
+    p: Protest | None = next((x for x in c.protests if x.id == protest_id), None)
+    f = c.fixture(p.fixture) if p is not None else None
+    if p is None or f is None or f.match_id != m.id:
+        return None
+    return {
+        "teams": {"home": f.home, "away": f.away},  # the competition's team ids, for a decided result
+        "competition": c.id,
+        "id": p.id,
+        "team": comps.teams[p.team].name if p.team in comps.teams else p.team,
+        "text": p.text,
+        "decided": p.decision is not None,
+        "decision_url": f"/api/competitions/{c.id}/protests/{p.id}/decision",
+        "report_url": f"/competitions/{c.id}/protests/{p.id}/report",
+    }
+
+
+def _columns(link: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """Both outcomes of the linked what-if, replayed on the log as the committee saw it; or why not."""
+    m = services.match_service().matches.get(link.get("match", ""))
+    if m is None:
+        return None, str(_l("The match of this what-if is not in this database."))
+    try:
+        body = whatif_api.compare(m, whatif_api.parse_changes(link["changes"]), upto=link["seq"])
+    except (RuleViolation, InvalidEvent, KeyError, ValueError) as exc:
+        return None, str(exc)
+    except ApiError as exc:
+        return None, exc.message
+    body["names"] = {t: m.setup.team(t).name for t in ("home", "away")}  # type: ignore[arg-type]
+    return body, None
