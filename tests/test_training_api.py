@@ -218,3 +218,55 @@ def test_issue24_a_fresh_install_has_a_finished_demo_friendly_to_train_on_and_th
     qs = client.get(f"/api/training/{s['id']}/questions?code={s['code']}").get_json()
     assert [q["call"]["type"] for q in qs] == ["foul"] and qs[0]["call"]["spot"] == {"x": 38.5, "y": 12.5}
     assert ensure_demo(svc) is None and len(svc.matches) == 3  # only once
+
+
+GROUNDED_NEAR_HOMES_AREA = [
+    {"type": "coin_toss", "kickoff": "away", "home_end": "x0"},
+    {"type": "period_start"},
+    {"type": "restart_taken", "team": "away", "player": 1},
+    {"type": "violation", "kind": "ball_grounded", "team": "away", "spot": {"x": 35.0, "y": 12.5}},
+]
+
+
+def test_issue24_D189_a_hand_written_exercise_is_stored_shared_as_json_and_answered_by_the_engine(client: FlaskClient) -> None:
+    body = {"title": "Grounded near the area", "events": GROUNDED_NEAR_HOMES_AREA}
+    assert client.post("/api/training/exercises", json=body).status_code == 401
+    r = client.post("/api/training/exercises", json=body, headers=auth(ADMIN))
+    made = r.get_json()
+    assert r.status_code == 201, made
+    assert made["expected"]["type"] == "free_kick" and made["expected"]["spot"] == {"x": 33.5, "y": 12.5}  # 10.8
+    assert "10.8" in made["rules"] and made["question"]["call"]["kind"] == "ball_grounded"
+    shared = client.get(f"/api/training/exercises/{made['id']}?download=1")
+    assert shared.headers["Content-Disposition"].endswith(".json") and shared.get_json() == body  # shared as JSON …
+    again = client.post("/api/training/exercises", json=shared.get_json(), headers=auth(ADMIN))  # … and stored again
+    assert again.status_code == 201 and again.get_json()["id"] != made["id"]
+    assert [x["title"] for x in client.get("/api/training/exercises").get_json()] == [body["title"]] * 2
+    url = f"/api/training/exercises/{made['id']}/answers"
+    wrong = client.post(url, json={"restart": {"type": "free_kick", "team": "home", "spot": {"x": 35.0, "y": 12.5}}}).get_json()
+    assert wrong["correct"] is False and wrong["parts"]["at_call_spot"] is True
+    right = client.post(url, json={"restart": {"type": "free_kick", "team": "home", "spot": {"x": 33.4, "y": 12.0}}}).get_json()
+    assert right["correct"] is True and right["rule"] and right["message"]
+
+
+def test_issue24_D189_an_exercise_the_engine_cannot_ask_is_refused_naming_the_call(client: FlaskClient) -> None:
+    refused = GROUNDED_NEAR_HOMES_AREA[:2] + [{"type": "goal", "team": "away", "player": 1}]  # the ball is dead (7.1)
+    r = client.post("/api/training/exercises", json={"events": refused}, headers=auth(ADMIN))
+    assert r.status_code == 409 and r.get_json()["rule"] == "7.1" and r.get_json()["index"] == 2
+    nothing = client.post("/api/training/exercises", json={"events": GROUNDED_NEAR_HOMES_AREA[:2]}, headers=auth(ADMIN))
+    assert nothing.status_code == 400
+    bad = client.post("/api/training/exercises", json={"events": [{"type": "goal"}]}, headers=auth(ADMIN))
+    assert bad.status_code == 400 and any(k.startswith("events.0") for k in bad.get_json()["fields"])
+    assert client.get("/api/training/exercises").get_json() == []
+
+
+def test_issue24_D190_the_trainer_moves_everyone_following_to_the_next_call(client: FlaskClient, match: MatchDriver) -> None:
+    played(match)
+    s = start(client, match.id)
+    url = f"/api/training/{s['id']}/pace"
+    assert client.get(f"{url}?code={s['code']}").get_json() == {"n": None}  # each at their own pace
+    assert client.put(url, json={"n": 2}).status_code == 401  # the trainer's alone (organiser)
+    assert client.put(url, json={"n": 2}, headers=auth(ADMIN)).get_json() == {"n": 2}
+    assert client.get(f"{url}?code={s['code']}").get_json() == {"n": 2}
+    assert client.get(f"{url}?code=WRONG1").status_code == 401
+    assert client.put(url, json={"n": 99}, headers=auth(ADMIN)).status_code == 404
+    assert client.put(url, json={"n": None}, headers=auth(ADMIN)).get_json() == {"n": None}

@@ -322,6 +322,22 @@ def operations() -> dict[tuple[str, str], Operation]:
             "The score sheet per trainee and rule (?code=)", t, answer_schema=_JSON_OBJECT
         ),
         ("GET", "/api/training/<session_id>/sheet.csv"): Operation("The score sheet as CSV (?code=)", t, answer="text/csv"),
+        ("GET", "/api/training/<session_id>/pace"): Operation(
+            "The call the trainer has moved everyone to (?code=)", t, answer_schema=_JSON_OBJECT
+        ),
+        ("PUT", "/api/training/<session_id>/pace"): Operation(
+            "Move everyone following the trainer to a call", t, "organiser", body=ts.PaceSchema
+        ),
+        ("POST", "/api/training/exercises"): Operation(
+            "Store a hand-written exercise (its shared JSON)", t, "organiser", 201, body=ts.ExerciseSchema, errors=(409,)
+        ),
+        ("GET", "/api/training/exercises"): Operation("Every stored exercise", t, answer_schema=_JSON_LIST),
+        ("GET", "/api/training/exercises/<exercise_id>"): Operation(
+            "An exercise's shared JSON and its question (?download=1)", t, answer_schema=_JSON_OBJECT
+        ),
+        ("POST", "/api/training/exercises/<exercise_id>/answers"): Operation(
+            "Answer an exercise, graded by the engine", t, body=ts.ExerciseAnswerSchema
+        ),
         ("GET", "/training"): _page("The trainer's page", token=True),
         ("GET", "/training/join"): _page("The trainee's page"),
         ("GET", "/matches/<match_id>/what-if"): _page("The what-if page (organiser or the match's referee)", token=True),

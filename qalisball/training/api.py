@@ -14,12 +14,15 @@ from flask import Blueprint, Flask, Response, jsonify, request
 from flask_babel import gettext
 from marshmallow import Schema, ValidationError
 
+from qalisball.match.schemas import parse_event
 from qalisball.match.service import NotFound
+from qalisball.rules.catalogue import CORRECTABLE
 from qalisball.rules.common import TEAMS
+from qalisball.rules.field import Point
 from qalisball.rules.state import MatchSetup
-from qalisball.rules.training import Grade, Question
+from qalisball.rules.training import Answer, Grade, Question, grade
 from qalisball.training import schemas
-from qalisball.training.service import NotOver, Session, TrainingService, WrongCode
+from qalisball.training.service import EXERCISE_SETUP, BadExercise, NotOver, Session, TrainingService, WrongCode
 from qalisball.web import rulebook, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
@@ -154,6 +157,113 @@ def answers(session_id: str) -> Response:
     """Extra: everyone's answers, for the trainer's screen (per question, live by polling)."""
     s = _session(session_id, request.args.get("code"))
     return jsonify(training().answers(s))
+
+
+# -- the trainer's pace (D190) ----------------------------------------------------------------------
+
+
+@bp.get("/training/<session_id>/pace")
+def pace(session_id: str) -> Response:
+    """Extra: the question the trainer has moved everyone to (null: each trainee at their own pace)."""
+    s = _session(session_id, request.args.get("code"))
+    return jsonify({"n": training().pace.get(s.id)})
+
+
+@bp.put("/training/<session_id>/pace")
+@organiser_required
+def move_pace(session_id: str) -> Response:
+    """Extra: the trainer moves everyone following to question ``n`` (organiser token)."""
+    s = training().get(session_id)
+    data = _load(schemas.PaceSchema(), read_json(request))
+    return jsonify({"n": training().set_pace(s, data["n"])})
+
+
+# -- hand-written exercises (D189) ------------------------------------------------------------------
+
+
+@bp.post("/training/exercises")
+@organiser_required
+def add_exercise() -> tuple[Response, int]:
+    """Extra: store an exercise (its shared JSON); answered with the engine's own answer to it."""
+    data = _load(schemas.ExerciseSchema(), read_json(request))
+    events = [_exercise_event(i, e) for i, e in enumerate(data["events"])]
+    x, q = training().add_exercise(data["title"].strip(), events)
+    return jsonify({"id": x.id, **x.shared(), **_verdict(q, None)}), 201
+
+
+@bp.get("/training/exercises")
+def list_exercises() -> Response:
+    """Extra: every stored exercise, as shared (teaching material: anyone may read it)."""
+    return jsonify([{"id": x.id, "created_at": x.created_at, **x.shared()} for x in training().exercises.values()])
+
+
+@bp.get("/training/exercises/<exercise_id>")
+def get_exercise(exercise_id: str) -> Response:
+    """Extra: one exercise's shared JSON and its question (``?download=1``: as a file to pass on)."""
+    x = training().exercise(exercise_id)
+    if request.args.get("download"):
+        return Response(
+            jsonify(x.shared()).get_data(),
+            mimetype="application/json",
+            headers={"Content-Disposition": f"attachment; filename=exercise-{x.id}.json"},
+        )
+    q = training().ask(x.events)
+    return jsonify({"id": x.id, **x.shared(), "question": q.public()})
+
+
+@bp.post("/training/exercises/<exercise_id>/answers")
+def answer_exercise(exercise_id: str) -> Response:
+    """Extra: an answer to an exercise, graded by the engine (nothing stored: anyone may try)."""
+    x = training().exercise(exercise_id)
+    data = _load(schemas.ExerciseAnswerSchema(), read_json(request))
+    q = training().ask(x.events)
+    restart = data["restart"]
+    spot = restart.get("spot")
+    given = Answer(
+        restart["type"],
+        restart.get("team"),
+        None if spot is None else Point(float(spot["x"]), float(spot["y"])),
+        restart.get("points"),
+        data.get("card"),
+        "card" in data,
+    )
+    g = grade(q, given)
+    return jsonify({"correct": g.correct, **_verdict(q, g)})
+
+
+def _exercise_event(i: int, body: dict[str, Any]) -> dict[str, Any]:
+    """One event of an exercise, read exactly as a match's events endpoint reads it (400 naming it)."""
+    if body.get("type") not in CORRECTABLE:
+        raise ApiError(400, "invalid", "an exercise is made of calls", fields={f"events.{i}.type": ["a call of the catalogue"]})
+    try:
+        parse_event(body)
+    except ValidationError as exc:
+        messages = exc.normalized_messages()
+        fields = {f"events.{i}.{k}": v for k, v in messages.items()} if isinstance(messages, dict) else {f"events.{i}": messages}
+        raise ApiError(400, "invalid", "an event of the exercise does not fit the schema", fields=fields) from exc
+    return dict(body)
+
+
+def _verdict(q: Question, g: Grade | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "question": q.public(),
+        "expected": q.expected.as_dict(),
+        "rule": q.rule,
+        "rule_title": rulebook.title(q.rule, current_language()),
+        "rules": list(q.rules),
+        "message": words(q, EXERCISE_SETUP),
+    }
+    if g is not None:
+        out["parts"] = _parts(g)
+    return out
+
+
+@bp.errorhandler(BadExercise)
+def _bad_exercise(exc: BadExercise) -> tuple[Response, int]:
+    """A refused call is a 409 ``rule`` naming it (``index``); a last call that rules nothing a 400."""
+    if exc.rule is not None:
+        return jsonify({"error": "rule", "rule": exc.rule, "message": str(exc), "index": exc.index}), 409
+    return jsonify({"error": "invalid", "message": str(exc), "fields": {"events": [str(exc)]}}), 400
 
 
 def words(q: Question, setup: MatchSetup) -> str:

@@ -33,3 +33,22 @@ class AnswerSchema(Schema):
     restart = fields.Nested(RestartAnswerSchema, required=True)
     # Extra (docs/api-extras.md): a foul's card, null for none; graded only when given.
     card = fields.String(allow_none=True, validate=validate.OneOf(("yellow", "red")))
+
+
+class PaceSchema(Schema):
+    """The trainer's pace (D190): the question everyone following is moved to; null: their own pace."""
+
+    n = fields.Integer(required=True, strict=True, allow_none=True, validate=validate.Range(min=1))
+
+
+class ExerciseSchema(Schema):
+    """A hand-written exercise, as stored and shared (D189): a title and the event bodies, as posted to a
+    match's events; the question is "what now?" after the last one."""
+
+    title = fields.String(load_default="", validate=validate.Length(max=120))
+    events = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=60))
+
+
+class ExerciseAnswerSchema(Schema):
+    restart = fields.Nested(RestartAnswerSchema, required=True)
+    card = fields.String(allow_none=True, validate=validate.OneOf(("yellow", "red")))

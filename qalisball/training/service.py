@@ -13,9 +13,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from qalisball.match.schemas import MatchSchema
 from qalisball.match.service import MatchService, NotFound
 from qalisball.rules import training
+from qalisball.rules.engine import ReplayError
 from qalisball.rules.field import Point
+from qalisball.rules.setup import build_setup
+from qalisball.rules.state import MatchSetup
 from qalisball.training.store import TrainingStore
 
 # Codes are read off a screen and typed on a phone: no 0/O, 1/I.
@@ -31,6 +35,52 @@ class NotOver(Exception):
 
 class WrongCode(Exception):
     """The code is not this session's."""
+
+
+class BadExercise(Exception):
+    """A hand-written exercise the engine cannot ask: a call refused (with its rule), or a last call after
+    which no restart is ruled."""
+
+    def __init__(self, message: str, rule: str | None = None, index: int | None = None) -> None:
+        super().__init__(message)
+        self.rule, self.index = rule, index
+
+
+def _exercise_team(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "color": "#000000",
+        "players": [{"number": n, "name": f"#{n}", "gender": None} for n in range(1, 11)],
+        "starting": [1, 2, 3, 4, 5, 6],
+    }
+
+
+# Every exercise is played on the standard field (40 x 25 m with side lines), six a side, players 1-10:
+# what the trainee sees (the field diagram, the numbers) is the same for every exercise (D189).
+EXERCISE_SETUP: MatchSetup = build_setup(
+    MatchSchema().load(
+        {
+            "home": _exercise_team("home"),
+            "away": _exercise_team("away"),
+            "starters": 6,
+            "field": {"length": 40, "width": 25, "side_lines": True},
+        }
+    )
+)
+
+
+@dataclass
+class Exercise:
+    """A hand-written exercise (issue 24): a short event list; its question is "what now?" after the last."""
+
+    id: str
+    title: str
+    events: list[dict[str, Any]]
+    created_at: str
+
+    def shared(self) -> dict[str, Any]:
+        """The JSON an exercise is shared as: posting it to ``/api/training/exercises`` stores it again."""
+        return {"title": self.title, "events": self.events}
 
 
 @dataclass
@@ -67,12 +117,18 @@ class TrainingService:
         self.matches = matches
         self.db = TrainingStore(matches.store)
         self.sessions: dict[str, Session] = {}
+        self.exercises: dict[str, Exercise] = {}
+        # The trainer's pace (D190): the question every trainee following it is on, per session. Kept in
+        # memory only: after a restart trainees go at their own pace until the trainer moves on again.
+        self.pace: dict[str, int] = {}
         self._lock = threading.Lock()
         self._load()
 
     def _load(self) -> None:
         for r in self.db.rows("training_sessions", order_by="created_at, id"):
             self.sessions[r["id"]] = Session(r["id"], r["code"], r["match_id"], r["rules"] or [], r["created_at"])
+        for r in self.db.rows("training_exercises", order_by="created_at, id"):
+            self.exercises[r["id"]] = Exercise(r["id"], r["title"] or "", r["events"], r["created_at"])
         for r in self.db.rows("training_answers", order_by="answered_at, rowid"):
             s = self.sessions.get(r["session_id"])
             if s is not None:
@@ -156,6 +212,46 @@ class TrainingService:
                 )
                 s.answers.append(record)
         return Graded(q, g, first)
+
+    # -- the trainer's pace (D190) -------------------------------------------------------------------
+
+    def set_pace(self, s: Session, n: int | None) -> int | None:
+        """Move everyone following the trainer to question ``n`` (None: everyone at their own pace)."""
+        if n is not None and not any(q.n == n for q in self.questions(s)):
+            raise NotFound(f"no question {n} in training session {s.id}")
+        with self._lock:
+            if n is None:
+                self.pace.pop(s.id, None)
+            else:
+                self.pace[s.id] = n
+        return n
+
+    # -- hand-written exercises -------------------------------------------------------------------
+
+    def add_exercise(self, title: str, events: list[dict[str, Any]]) -> tuple[Exercise, training.Question]:
+        """Store an exercise once the engine can ask it (its question is returned, with the engine's answer)."""
+        q = self.ask(events)
+        with self._lock:
+            x = Exercise(secrets.token_urlsafe(8), title, events, _now())
+            self.db.insert("training_exercises", {"id": x.id, "title": x.title, "events": x.events, "created_at": x.created_at})
+            self.exercises[x.id] = x
+        return x, q
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        x = self.exercises.get(exercise_id)
+        if x is None:
+            raise NotFound(f"no exercise {exercise_id}")
+        return x
+
+    @staticmethod
+    def ask(events: list[dict[str, Any]]) -> training.Question:
+        """The exercise's question and the engine's answer; ``BadExercise`` when the engine cannot ask it."""
+        try:
+            return training.exercise(EXERCISE_SETUP, events)
+        except ReplayError as exc:
+            raise BadExercise(str(exc.cause), exc.rule, exc.seq - 1) from exc
+        except ValueError as exc:
+            raise BadExercise(str(exc)) from exc
 
     def sheet(self, s: Session) -> list[dict[str, Any]]:
         """API.md's sheet: per trainee, answered, correct and ``by_rule`` ``[correct, answered]``."""
