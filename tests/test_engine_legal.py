@@ -14,14 +14,15 @@ import pytest
 
 from qalisball.rules import engine
 from qalisball.rules.common import TEAMS
+from qalisball.rules.console_hints import spot_calls
 from qalisball.rules.corrections import duplicate_of
 from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.events import Card, ClockChange, Event, Goal, RestartTaken, Substitution, Violation
 from qalisball.rules.legal import duplicate_windows, for_role, legal_calls
-from qalisball.rules.state import MatchState
+from qalisball.rules.state import MatchState, RuleSet
 from qalisball.rules.view import public_state
 
-from .engine_driver import EngineMatch
+from .engine_driver import EngineMatch, demo_setup
 from .random_match import random_match
 
 SEEDS = range(12)
@@ -244,3 +245,118 @@ def test_D39_legal_judges_a_representative_event_so_an_allowed_call_may_still_be
     assert legal["calls"]["goal"]["home"] is True
     m.refused(Goal("home", 9), "7.1")  # allowed as a call, refused for a player on the bench
     assert m.post(Goal("home", 3))["score"]["home"] == 1
+
+
+# -- How a call is asked for (issue 21, item 2): the engine answers, the call builder holds no rule -----
+
+
+def _refused_without_spot(s: MatchState, event: Event, now: int) -> bool:
+    try:
+        engine.check_references(s, event)
+        engine.apply(s, event, now)
+    except InvalidEvent as bad:
+        return "spot" in bad.fields
+    except RuleViolation:
+        return False
+    return False
+
+
+def test_legal_spot_required_exactly_when_the_engine_refuses_an_allowed_call_without_a_spot() -> None:
+    """``legal.spot``: "required" where the engine refuses the call without a spot for a team it allows,
+    and such a call is never left out (the console would send it without one and be refused)."""
+    required = 0
+    for s, now in STATES[::2]:
+        legal = legal_calls(s, now)
+        for call, make in spot_calls(s).items():
+            allowed = [t for t in TEAMS if legal["calls"][call][t] is True]
+            needs = any(_refused_without_spot(s, make(t), now) for t in allowed if s.teams[t].on_field or call != "injury")
+            required += needs
+            assert (legal["spot"].get(call) == "required") == needs, (call, legal["spot"])
+    assert required > 0
+
+
+def test_9_1_10_6_a_foul_during_play_is_placed_at_a_dead_ball_it_is_not() -> None:
+    """During play a foul gives a free kick where it happened (10.6): the spot is required. At a pending
+    restart the restart stays where it is (9.2, D12): no tap is asked."""
+    m = EngineMatch()
+    m.kickoff()
+    assert "foul" not in legal_calls(m.engine_state, m.now)["spot"]  # the kickoff is pending
+    m.take()
+    spot = legal_calls(m.engine_state, m.now)["spot"]
+    assert spot["foul"] == "required" and spot["injury"] == "required" and spot["ball_out_side"] == "required"
+
+
+def test_13_1_a_missed_shot_during_play_offers_its_spot_and_8_7_a_restart_violation_never_asks() -> None:
+    """A missed shot is accepted without a spot, but where it was lets 13.1 forgive it: the spot is
+    offered ("optional") while the ball is in play. A restart violation gives the other team the same
+    restart at its own spot (8.7): never asked."""
+    m = EngineMatch()
+    m.kickoff()
+    m.take()
+    spot = legal_calls(m.engine_state, m.now)["spot"]
+    assert spot["shot_missed"] == "optional"
+    assert legal_calls(m.engine_state, m.now)["calls"]["restart"]["home"] is True  # just taken: a breach may be called
+    assert "restart" not in spot
+
+
+def test_3_1_D21_after_time_up_no_call_asks_for_a_spot() -> None:
+    """Time up (3.1): play is over, a foul only counts for its card (D21); nothing is placed on the field."""
+    m = EngineMatch()
+    m.kickoff()
+    m.take()
+    m.advance(m.state()["clock"]["length_ms"])
+    spot = legal_calls(m.engine_state, m.now)["spot"]
+    assert "foul" not in spot and "shot_missed" not in spot and "injury" not in spot
+
+
+def test_9_3_D5_may_be_carded_is_everyone_the_engine_shows_a_card_to() -> None:
+    """9.3: a card goes to a player on the field or on the bench; D5: never to one sent off. Held against
+    the engine on random matches: a listed player is accepted, any other on the roster is refused."""
+    checked = 0
+    for s, now in STATES[::5]:
+        legal = legal_calls(s, now)
+        for t in TEAMS:
+            if legal["calls"]["yellow"][t] is not True:
+                continue
+            for n in s.teams[t].roster:
+                checked += 1
+                assert _accepted(s, Card(t, n, "yellow"), now) == (n in legal["may_be_carded"][t]), (t, n)
+    assert checked > 0
+
+
+def test_9_3_a_substitute_may_be_carded_D5_a_sent_off_player_not() -> None:
+    m = EngineMatch()
+    m.kickoff()
+    m.post(Card("home", 2, "red"))
+    may = legal_calls(m.engine_state, m.now)["may_be_carded"]
+    assert 9 in may["home"] and 9 not in m.engine_state.teams["home"].on_field  # on the bench
+    assert 2 not in may["home"]
+    assert may["away"] == list(range(1, 11))
+
+
+def test_V1_no_cards_in_rule_book_1_0_nobody_may_be_carded() -> None:
+    m = EngineMatch(demo_setup(rules=RuleSet(rule_set="1.0")))
+    m.kickoff()
+    assert legal_calls(m.engine_state, m.now)["may_be_carded"] == {"home": [], "away": []}
+
+
+def test_M3_7_2_note_a_goal_is_disallowed_by_amending_it_into_the_call_legal_names() -> None:
+    """SPEC M3: a disallowed goal (4.3, 7.2 note) is an amend of the goal into the call that voids it; the
+    console asks ``legal.disallowed_goal`` which call that is, and the amend takes the goal away."""
+    m = EngineMatch()
+    m.kickoff("home", "x0")
+    m.take()
+    m.post(Goal("home", 3))
+    goal = m.seq
+    call = legal_calls(m.engine_state, m.now)["disallowed_goal"]
+    assert call == "player_in_area"
+    # A home attacker in away's area (away defends the right end, xL, in the first half).
+    state = m.correct(
+        "amend",
+        {
+            "target": goal,
+            "event": {"type": "violation", "kind": call, "team": "home", "player": 3, "spot": {"x": 38.0, "y": 12.5}},
+        },
+    )
+    assert state["score"]["home"] == 0
+    assert state["restart"]["team"] == "away"

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import corrections, engine
+from . import console_hints, corrections, engine
 from . import field as geo
 from .catalogue import CARD_COLORS, VIOLATION_KINDS, may_log
 from .common import TEAMS, Team
@@ -113,11 +113,19 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     calls["note"] = verdict(Note("-"))
     came_on = {t: sorted(n for team, n in state.stoppage.came_on if team == t) if state.ball == "dead" else [] for t in TEAMS}
     restart = state.restart
+
+    def allowed(call: str, team: Team) -> bool:
+        return calls[call][team] is True
+
     return {
         "reasons": reasons,
         "calls": calls,
         "came_on": came_on,
         "taker_required": restart is not None and restart.type == "penalty" and book.penalty_taker_required,  # V1-D13
+        # How each call is asked for (console_hints.py): the builder holds no rule of its own (issue 21).
+        "spot": console_hints.spot_asked(state, now, allowed),
+        "may_be_carded": {t: console_hints.may_be_carded(state, t) for t in TEAMS},
+        "disallowed_goal": console_hints.disallowed_goal_call(state),
     }
 
 

@@ -9,20 +9,20 @@
  * player of the roster, and never sends: each change goes to the correction's preview, and fix.js saves.
  */
 import { $, esc, setHtml, setText, show } from "../lib/dom.js";
-import { isHalf, mmss, timeUp } from "../lib/clock.js";
+import { mmss } from "../lib/clock.js";
 import { player, playerName } from "../lib/players.js";
 import { fmt } from "../lib/words.js";
 import { CALLS, D, T, TEAMS, V, other, rosterNumbers, teamName } from "./page.js";
 import { live, redraw, setCall } from "./state.js";
-import { cameOn, onlyTeam, reasonText, takerRequired, verdict } from "./legal.js";
+import { cameOn, mayBeCarded, onlyTeam, reasonText, spotAsked, takerRequired, verdict } from "./legal.js";
 import { drawField } from "./field.js";
 import { notice, refusedHere } from "./notices.js";
 import { fixable } from "./entries.js";
 import { floorNow, stampNow, submit } from "./calls.js";
 
 /* How the builder asks (layout, not rules): the prompt for the tap on the field, whether to
- * preselect the team with the ball, calls whose spot the builder does not ask for, and the options
- * a call shares with its type but does not use (a violation's side is the restart violation's: the
+ * preselect the team with the ball, calls whose spot the builder does not offer when the engine has
+ * not said (calls wait, or a correction of the past), and the options a call shares with its type but does not use (a violation's side is the restart violation's: the
  * engine uses it when a penalty is handed over, D2). A call not named here is asked for from its
  * fields, with the generic prompt. */
 const ASK = {
@@ -101,15 +101,20 @@ function asksReason() {
   return call.def.params.some((p) => p.kind === "reason") && (call.def.type === "card" || !!call.options.card);
 }
 
-/* Whether the call waits for a tap on the field: the schema needs the spot, or the ball is (or may
- * be, while calls wait) in play. */
+/* Whether the call waits for a tap on the field: the schema needs the spot, or the engine asks for one
+ * now (`legal.spot`, at the call's first tap: M1). Unknown while calls wait: asked, the server rules. */
 export function needsSpot() {
   const call = live.call;
   if (!call || !call.def || call.def.spot === "none") return false;
   if (call.def.spot === "required") return true;
   if (fixing()) return ask().tap !== false; // what happened then: a spot can always be given
-  const s = live.view;
-  return ask().tap !== false && (s.ruling || (isHalf(s) && s.ball === "live" && !timeUp(s)));
+  const asked = spotAsked(then(), call.action);
+  return asked === null ? ask().tap !== false : asked !== "";
+}
+/* Whether the call cannot be sent without its spot: the schema's answer, or the engine's now. */
+function spotRequired() {
+  const call = live.call;
+  return call.def.spot === "required" || (!fixing() && spotAsked(then(), call.action) === "required");
 }
 
 function pickTeam(p) {
@@ -122,8 +127,15 @@ function candidates(p, team) {
   const ts = live.view.teams[team];
   if (fixing()) return rosterNumbers(ts); // who was on the field then is the replay's to judge
   if ((PICK[p.name] || {}).from === "bench") return ts.bench.slice();
-  if (live.call.def.type === "card") return ts.on_field.concat(ts.bench);
+  if (live.call.def.type === "card") return carded(ts, team);
   return ts.on_field.slice();
+}
+/* Who a card may go to (`legal.may_be_carded`), those on the field first; while calls wait, everyone on
+ * the roster (the server rules). */
+function carded(ts, team) {
+  const may = mayBeCarded(then(), team);
+  if (may === null) return rosterNumbers(ts);
+  return ts.on_field.filter((n) => may.indexOf(n) >= 0).concat(may.filter((n) => ts.on_field.indexOf(n) < 0));
 }
 
 /* The players the first pick may not name, and why: at a restart, those who came on at this stoppage
@@ -143,15 +155,13 @@ function blocked(p) {
   if (v === true || verdict(s, "bring_on", call.team).ok !== true) return none;
   return { players: candidates(p, call.team), why: reasonText(s.legal.reasons[v]) };
 }
-/* Whether the pick may name nobody: an optional player, or (going off) nobody when `legal` allows a
- * replacement for nobody; while calls wait, when the team is short. */
+/* Whether the pick may name nobody: an optional player, or (going off) nobody unless `legal` refuses a
+ * replacement for nobody (`bring_on`); while calls wait it is offered and the server rules. */
 function mayPickNone(p) {
   if (!p.nullable) return false;
   if (fixing()) return true;
   if (p.name !== "out") return !pickRequired(p);
-  const s = live.view, team = live.call.team;
-  const v = verdict(s, "bring_on", team);
-  return v.ok === true || (v.ok === null && s.teams[team].on_field.length < (s.starters || 0));
+  return verdict(live.view, "bring_on", live.call.team).ok !== false;
 }
 /* Whether the restart's taker must be named: a penalty (10.8, `legal.taker_required`), or a player came
  * on at this stoppage, who may not take it (11.2, `legal.came_on`). */
@@ -312,7 +322,7 @@ export function drawBuilder() {
   if (text && !fixing()) {
     extra = '<input id="b-text" class="reason" maxlength="500" placeholder="' + esc(T.abandon_reason_needed) + '">' +
       btn(esc(def.label), { "data-send": "1" }, "act stop");
-  } else if (needsSpot() && def.spot !== "required" && !fixing()) {
+  } else if (needsSpot() && !spotRequired() && !fixing()) {
     extra = btn(esc(T.send_without_spot) + "<kbd>↵</kbd>", { "data-send": "1" }, "act");
   } else if (fixing() && call.spot && def.spot !== "required") {
     extra = btn(esc(T.fix_no_spot), { "data-nospot": "1" }, "act small");
@@ -415,7 +425,7 @@ function tryComplete(trigger) {
     call.picks[0] = null; // a tap on the field before any player: sent without one
   }
   if (ps.length > 1 && call.picks[1] === undefined) { drawBuilder(); return; }
-  if (needsSpot() && !call.spot && !(trigger === "send" && call.def.spot !== "required")) { spotPrompt(); return; }
+  if (needsSpot() && !call.spot && !(trigger === "send" && !spotRequired())) { spotPrompt(); return; }
   const text = textParam();
   if (text) {
     if (trigger !== "send") return;

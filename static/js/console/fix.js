@@ -2,7 +2,8 @@
  * from it → before saving, the server's preview (`?dry_run=1`) of what the correction changes: the
  * score, the restart, and when it is refused, the refusal and the first later event that would be
  * refused → save posts an `amend`. "Add a missed call after this one" posts an `insert`; "disallow
- * goal" is an amend of the goal into the call that voids it (a player in the area, at a tapped spot).
+ * goal" is an amend of the goal into the call that voids it (the engine names it, `legal.disallowed_goal`:
+ * a player in the area, at a tapped spot).
  *
  * Nothing here judges a rule: the preview is the engine's answer, with nothing stored.
  */
@@ -15,6 +16,7 @@ import * as queue from "./queue.js";
 import { actionOf, describe, entryEvent, entryTime, fixable } from "./entries.js";
 import { cancel as cancelCall, start as startCall } from "./builder.js";
 import { submit } from "./calls.js";
+import { disallowedGoalCall } from "./legal.js";
 
 const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id", "_period"]); // the log's own fields
 
@@ -25,9 +27,13 @@ export function offers(e) {
   return {
     amend: !!may.amend && fixable(actionOf(ev)), // the sheet's events (roster, note, sign …) are voided, not amended
     insert: !!may.insert,
-    disallow: !!may.amend && ev.type === "goal" && !!CALLS.player_in_area,
+    disallow: !!may.amend && ev.type === "goal" && !!CALLS[disallowing()],
   };
 }
+
+/* The call a disallowed goal becomes, as the engine says (`legal.disallowed_goal`: SPEC M3, 7.2 note); the
+ * server's last state has it even while calls wait. */
+function disallowing() { return disallowedGoalCall(live.server); }
 
 function bodyOf(e) {
   const out = {};
@@ -46,10 +52,10 @@ export function begin(mode, e) {
   window.scrollTo(0, 0); // the log is below: the field and the builder are at the top
   if (mode === "insert") { choose(); return; }
   if (mode === "disallow") {
-    // The goal is voided by the call that should have been made (4.3, 7.2 note): by default a
-    // scorer's team-mate in the area; the referee taps where, and may choose another call.
+    // The goal is voided by the call that should have been made (4.3, 7.2 note), the engine's
+    // `legal.disallowed_goal`; the referee taps where, and may choose another call.
     live.fix.carry = { team: ev.team, player: ev.player === undefined ? null : ev.player };
-    rebuild("player_in_area", live.fix.carry);
+    rebuild(disallowing(), live.fix.carry);
     return;
   }
   rebuild(actionOf(ev), ev);

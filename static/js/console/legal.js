@@ -67,12 +67,29 @@ export function cameOn(state, team) {
   return (state.legal && state.legal.came_on && state.legal.came_on[team]) || [];
 }
 
-/* Whether the pending restart needs a named taker (a penalty, 10.8); unknown: the server rules. */
+/* Whether the pending restart needs a named taker (a penalty, 10.8: `legal.taker_required`). While calls
+ * wait there is no `legal`: none is asked for, and the server rules on the restart when it is sent. */
 export function takerRequired(state) {
-  if (state && state.legal) return !!state.legal.taker_required;
-  // While calls wait there is no `legal`: ask for the taker of a forecast penalty rather than send a
-  // restart the server would refuse (the same test as qalisball/rules/legal.py's taker_required).
-  return !!(state && state.restart && state.restart.type === "penalty");
+  return !!(state && state.legal && state.legal.taker_required);
+}
+
+/* Whether `call` asks for a tap on the field now, as the engine answers it (`legal.spot`): "required"
+ * (refused without a spot), "optional" (the ball is in play: where it happened is logged), "" (not
+ * asked), or null when no `legal` is known (calls wait: the builder asks, the server rules). */
+export function spotAsked(state, call) {
+  if (!state || !state.legal) return null;
+  return (state.legal.spot && state.legal.spot[call]) || "";
+}
+
+/* Who may be shown a card now (`legal.may_be_carded`, 9.3, D5); null when no `legal` is known. */
+export function mayBeCarded(state, team) {
+  const may = state && state.legal && state.legal.may_be_carded;
+  return may ? may[team] || [] : null;
+}
+
+/* The call a disallowed goal is amended into (`legal.disallowed_goal`, SPEC M3, 7.2 note). */
+export function disallowedGoalCall(state) {
+  return (state && state.legal && state.legal.disallowed_goal) || null;
 }
 
 /* A reason of `legal` (or a refusal's template and params) in the page's language: the one renderer
