@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 from qalisball.match.engine_messages import ENGINE_MESSAGES
 from qalisball.server.demo import demo_request
 
-from .conftest import FakeClock, MatchDriver, auth
+from .conftest import ADMIN, FakeClock, MatchDriver, auth
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
@@ -30,6 +30,8 @@ SOURCES = [
     *sorted((ROOT / "qalisball" / "rules").glob("*.py")),
     ROOT / "qalisball" / "match" / "service.py",
     ROOT / "qalisball" / "match" / "api.py",
+    ROOT / "qalisball" / "match" / "schemas.py",  # the validation messages the pages show (issue 21)
+    ROOT / "qalisball" / "match" / "validation_words.py",
 ]
 
 HOME, AWAY = "红星 Red Star", "Blue Wave 蓝浪"
@@ -118,7 +120,53 @@ def test_d8_a_void_refused_by_the_replay_explains_the_inner_refusal_in_chinese(c
     )
 
 
-# -- every template has its Chinese ---------------------------------------------------------------
+# -- a 400's fields in the organiser's language (issue 21: the create-match page parses no English) --
+
+
+def _create_refused(client: FlaskClient, body: dict[str, Any], query: str = "") -> dict[str, Any]:
+    r = client.post(f"/api/matches{query}", json=body, headers=auth(ADMIN))
+    assert r.status_code == 400, r.get_json()
+    answer: dict[str, Any] = r.get_json()
+    assert answer["error"] == "invalid"
+    return answer
+
+
+def test_issue_21_a_refused_match_says_each_field_in_the_organisers_language_with_the_english_beside(
+    client: FlaskClient,
+) -> None:
+    """The create-match page shows the server's 400 ``fields`` as they come: the server words them in the
+    request's language (``fields_en`` keeps API.md's English, as a 409's ``message_en``)."""
+    body = demo_request()
+    body["home"]["players"].append({"number": 3, "name": "张三"})  # #3 twice
+    body["field"] = {"length": 40, "width": 250, "side_lines": False}  # 20–200 m
+    del body["away"]["name"]
+    english = _create_refused(client, body)
+    assert english["fields"] == {
+        "home": {"players": ["shirt numbers must be unique: [3] repeated"]},
+        "away": {"name": ["Missing data for required field."]},
+        "field": {"width": ["Must be greater than or equal to 20 and less than or equal to 200."]},
+    }
+    assert "fields_en" not in english
+    chinese = _create_refused(client, body, "?lang=zh")
+    assert chinese["fields"] == {
+        "home": {"players": ["号码不能重复：#3 重复"]},
+        "away": {"name": ["必填"]},
+        "field": {"width": ["须在 20 到 200 之间"]},
+    }
+    assert chinese["fields_en"] == english["fields"]
+
+
+def test_issue_21_D10_the_starters_and_multiple_attack_checks_are_said_in_chinese(client: FlaskClient) -> None:
+    body = demo_request()
+    body["away"]["starting"] = body["away"]["starting"][:-1]
+    body["rules"] = {"multi_attack": {"mode": "players", "players": {"home": [77]}}}
+    answer = _create_refused(client, body, "?lang=zh")
+    assert answer["fields"]["away.starting"] == ["首发须为 6 人，现为 5 人"]
+    assert answer["fields"]["rules.multi_attack.players.home"] == ["不在本队名单中：#77"]
+    assert answer["fields_en"]["away.starting"] == ["must name exactly 6 starters, not 5"]
+
+
+# -- every template has its Chinese ------------------------------------------------------------
 
 
 def _templates() -> set[str]:

@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 from qalisball.match import devices
 from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.match.service import Conflict, Forbidden, Match, NotFound
+from qalisball.match.validation_words import fields_answer
 from qalisball.rules import engine
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
@@ -80,7 +81,7 @@ def create_match() -> tuple[Response, int]:
     try:
         data = MatchSchema().load(body)
     except ValidationError as exc:
-        raise ApiError(400, "invalid", "the match does not fit the schema", fields=exc.normalized_messages()) from exc
+        raise ApiError(400, "invalid", "the match does not fit the schema", **fields_answer(exc.normalized_messages())) from exc
     m = service().create(data)
     return jsonify({"id": m.id, "tokens": m.tokens}), 201
 

@@ -22,12 +22,51 @@ from PIL import Image
 from qalisball.match.envelope import ParsedEvent
 from qalisball.rules.book import RULE_SET_IDS
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
+from qalisball.rules.errors import N_
 from qalisball.rules.events import EVENT_TYPES
 from qalisball.rules.state import BOOKS
 
+
+class Said(str):
+    """A validation message: the English of API.md's ``fields`` (the string itself, unchanged), and how
+    the pages word it — a message id of the catalogue and its params — so the server can answer in the
+    request's language (validation_words.py) and no page parses the English (issue 21)."""
+
+    msgid: str
+    params: dict[str, Any]
+
+    def __new__(cls, english: str, msgid: str, **params: Any) -> Said:
+        said = super().__new__(cls, english)
+        said.msgid = msgid
+        said.params = params
+        return said
+
+
+class Range(validate.Range):
+    """marshmallow's Range, its message also said as the pages say it ("Must be between 20 and 200")."""
+
+    def _format_error(self, value: Any, message: str) -> str:
+        english = super()._format_error(value, message)
+        if self.error is None and self.min is not None and self.max is not None:
+            return Said(english, N_("Must be between {min} and {max}"), min=self.min, max=self.max)
+        if self.error is None and self.min is not None:
+            return Said(english, N_("Must be at least {min}"), min=self.min)
+        return english
+
+
+class Length(validate.Length):
+    """marshmallow's Length; for text, its message also said as the pages say it."""
+
+    def _format_error(self, value: Any, message: str) -> str:
+        english = super()._format_error(value, message)
+        if self.error is None and isinstance(value, str) and self.min is not None and self.max is not None:
+            return Said(english, N_("Must be {min} to {max} characters long"), min=self.min, max=self.max)
+        return english
+
+
 TEAM = validate.OneOf(["home", "away"])
 HEX_COLOR = validate.Regexp(r"^#[0-9a-fA-F]{6}$", error="must be a colour like #b71c1c")
-SHIRT = validate.Range(min=0, max=999)
+SHIRT = Range(min=0, max=999)
 MAX_MS = 24 * 3_600_000  # no game-clock time reaches a day
 DEFAULT_COLORS = {"home": "#b71c1c", "away": "#0d47a1"}
 
@@ -73,7 +112,7 @@ class Plain(validate.Validator):
         return value
 
 
-NAME = [validate.Length(min=1, max=80), Plain(blank=False)]
+NAME = [Length(min=1, max=80), Plain(blank=False)]
 
 
 class StrictFloat(fields.Float):
@@ -108,7 +147,7 @@ class PlayerSchema(_Strict):
 class TeamSchema(_Strict):
     name = fields.String(required=True, validate=NAME)
     color = fields.String(load_default=None, allow_none=True, validate=HEX_COLOR)
-    players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=60))
+    players = fields.List(fields.Nested(PlayerSchema), required=True, validate=Length(min=1, max=60))
     starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
 
     @validates_schema
@@ -116,29 +155,41 @@ class TeamSchema(_Strict):
         numbers = [p["number"] for p in data["players"]]
         dup = sorted({n for n in numbers if numbers.count(n) > 1})
         if dup:
-            raise ValidationError(f"shirt numbers must be unique: {dup} repeated", "players")
+            raise ValidationError(
+                Said(
+                    f"shirt numbers must be unique: {dup} repeated",
+                    N_("Shirt numbers must be unique: {numbers} repeated"),
+                    numbers=dup,
+                ),
+                "players",
+            )
         unknown = [n for n in data["starting"] if n not in numbers]
         if unknown:
-            raise ValidationError(f"not on the roster: {unknown}", "starting")
+            raise ValidationError(
+                Said(f"not on the roster: {unknown}", N_("Not on the team's list: {numbers}"), numbers=unknown), "starting"
+            )
         if len(set(data["starting"])) != len(data["starting"]):
-            raise ValidationError("a starter is named twice", "starting")
+            raise ValidationError(Said("a starter is named twice", N_("A starter is named twice")), "starting")
 
 
 class FieldSchema(_Strict):
-    length = StrictFloat(load_default=40, validate=validate.Range(min=30, max=60))
-    width = StrictFloat(load_default=25, validate=validate.Range(min=20, max=200))
+    length = StrictFloat(load_default=40, validate=Range(min=30, max=60))
+    width = StrictFloat(load_default=25, validate=Range(min=20, max=200))
     side_lines = StrictBool(load_default=True)
 
     @validates_schema
     def _shape(self, data: dict[str, Any], **_: Any) -> None:
         # 2.1: with side lines the length must exceed the width.
         if data["side_lines"] and data["length"] <= data["width"]:
-            raise ValidationError("with side lines the length must exceed the width (rule 2.1)", "length")
+            english = "with side lines the length must exceed the width (rule 2.1)"
+            raise ValidationError(
+                Said(english, N_("With side lines the field must be longer than it is wide (rule 2.1)")), "length"
+            )
 
 
 class MultiAttackSchema(_Strict):
     mode = fields.String(load_default="off", validate=validate.OneOf(["off", "players", "teams", "trailing"]))
-    k = fields.Integer(load_default=2, strict=True, validate=validate.Range(min=2, max=20))
+    k = fields.Integer(load_default=2, strict=True, validate=Range(min=2, max=20))
     teams = fields.List(fields.String(validate=TEAM), load_default=list)
     players = fields.Dict(
         keys=fields.String(validate=TEAM),
@@ -149,9 +200,11 @@ class MultiAttackSchema(_Strict):
     @validates_schema
     def _mode(self, data: dict[str, Any], **_: Any) -> None:
         if data["mode"] == "teams" and not data["teams"]:
-            raise ValidationError("name one or both teams for mode 'teams'", "teams")
+            english = "name one or both teams for mode 'teams'"
+            raise ValidationError(Said(english, N_("Tick the team or teams that hold the opportunities")), "teams")
         if data["mode"] == "players" and not any(data["players"].values()):
-            raise ValidationError("name the designated players for mode 'players'", "players")
+            english = "name the designated players for mode 'players'"
+            raise ValidationError(Said(english, N_("Name the designated players")), "players")
 
 
 class RulesSchema(_Strict):
@@ -159,9 +212,9 @@ class RulesSchema(_Strict):
     rule_set = fields.String(load_default="2.0", validate=validate.OneOf(RULE_SET_IDS))
     # V1-D2: a level 1.0 match goes on to the shootout (a competition's knockout fixtures); 1.0 only.
     shootout_on_draw = StrictBool(load_default=False)
-    half_minutes = StrictFloat(load_default=30, validate=validate.Range(min=0.1, max=120))
-    halftime_minutes = StrictFloat(load_default=10, validate=validate.Range(min=0, max=120))
-    shootout_rounds = fields.Integer(load_default=4, strict=True, validate=validate.Range(min=1, max=20))
+    half_minutes = StrictFloat(load_default=30, validate=Range(min=0.1, max=120))
+    halftime_minutes = StrictFloat(load_default=10, validate=Range(min=0, max=120))
+    shootout_rounds = fields.Integer(load_default=4, strict=True, validate=Range(min=1, max=20))
     multi_attack = fields.Nested(MultiAttackSchema, load_default=None)
 
     @post_load
@@ -174,7 +227,7 @@ class RulesSchema(_Strict):
 class MatchSchema(_Strict):
     home = fields.Nested(TeamSchema, required=True)
     away = fields.Nested(TeamSchema, required=True)
-    starters = fields.Integer(required=True, strict=True, validate=validate.Range(min=4, max=8))  # D10
+    starters = fields.Integer(required=True, strict=True, validate=Range(min=4, max=8))  # D10
     field = fields.Nested(FieldSchema, load_default=None)
     rules = fields.Nested(RulesSchema, load_default=None)
     venue = fields.String(load_default="", validate=[validate.Length(max=200), Plain()])
@@ -202,19 +255,24 @@ class MatchSchema(_Strict):
     def _teams(self, data: dict[str, Any], **_: Any) -> None:
         errors: dict[str, list[str]] = {}
         n = data.get("starters")
+        said = N_("Name exactly {n} starters, not {got}")
         for team in ("home", "away"):
             t = data.get(team)
             if not t or n is None:
                 continue
             if len(t["starting"]) != n:
-                errors[f"{team}.starting"] = [f"must name exactly {n} starters, not {len(t['starting'])}"]
+                got = len(t["starting"])
+                errors[f"{team}.starting"] = [Said(f"must name exactly {n} starters, not {got}", said, n=n, got=got)]
         errors.update(rule_set_problems(data.get("rules") or {}, data.get("field") or {}))
         ma = (data.get("rules") or {}).get("multi_attack") or {}
         for team, numbers in (ma.get("players") or {}).items():
             roster = {p["number"] for p in (data.get(team) or {}).get("players", [])}
             unknown = [x for x in numbers if x not in roster]
             if unknown:
-                errors[f"rules.multi_attack.players.{team}"] = [f"not on {team}'s roster: {unknown}"]
+                english = f"not on {team}'s roster: {unknown}"
+                errors[f"rules.multi_attack.players.{team}"] = [
+                    Said(english, N_("Not on the team's list: {numbers}"), numbers=unknown)
+                ]
         if errors:
             raise ValidationError(errors)
 

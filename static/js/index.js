@@ -3,7 +3,7 @@
  * The form is checked here first (lines that are not "number name", repeated shirt numbers, the number
  * of starters, ranges), so the organiser sees every mistake at once, in the page's language, next to
  * the field it concerns. The server checks again: each message of its 400 `fields` map is shown the
- * same way, next to its field (translated when it is one of the messages we know).
+ * same way, next to its field, as the server words it in the page's language (`?lang=`).
  */
 import { T, data } from "./lib/page.js";
 import { $, show } from "./lib/dom.js";
@@ -17,6 +17,7 @@ function organiserForms() {
 
   var TEAMS = ["home", "away"];
   var OFFICIALS = ["referee", "assistant1", "assistant2", "scorer"];
+  var LANG = document.documentElement.lang.split("-")[0] || "en"; // "zh-CN" → "zh"
   var form = $("create");
   function val(name) { var n = form.elements[name]; return n ? n.value.trim() : ""; }
   function tokens(text) { return text.split(/[\s,，、]+/).filter(Boolean); }
@@ -126,37 +127,14 @@ function organiserForms() {
 
   /* ---- errors next to their fields ---------------------------------------------------------- */
 
-  /* The server's messages (qalisball/match/schemas.py and marshmallow's), in the page's language. */
-  var KNOWN = [
-    [/^shirt numbers must be unique: \[(.*)\] repeated$/, function (m) { return fmt(T.err_dup_numbers, { numbers: list(m[1].split(/,\s*/)) }); }],
-    [/^not on (?:the|\w+'s) roster: \[(.*)\]$/, function (m) { return fmt(T.err_not_on_roster, { numbers: list(m[1].split(/,\s*/)) }); }],
-    [/^a starter is named twice$/, function () { return T.err_starter_twice; }],
-    [/^must name exactly (\d+) starters, not (\d+)$/, function (m) { return fmt(T.err_starters_count, { n: m[1], got: m[2] }); }],
-    [/^with side lines the length must exceed the width/, function () { return T.err_length_width; }],
-    [/^name one or both teams for mode/, function () { return T.err_ma_teams; }],
-    [/^name the designated players for mode/, function () { return T.err_ma_players; }],
-    [/^Missing data for required field\.$/, function () { return T.err_required; }],
-    [/^Must be greater than or equal to (\S+) and less than or equal to (\S+)\.$/, function (m) { return fmt(T.err_range, { min: m[1], max: m[2] }); }],
-    [/^Must be greater than or equal to (\S+)\.$/, function (m) { return fmt(T.err_min, { min: m[1] }); }],
-    [/^Length must be between (\d+) and (\d+)\.$/, function (m) { return fmt(T.err_length, { min: m[1], max: m[2] }); }],
-    [/^Not a valid (?:integer|number)\.$/, function () { return T.err_number; }],
-  ];
-  function translate(msg) {
-    for (var i = 0; i < KNOWN.length; i++) {
-      var m = String(msg).match(KNOWN[i][0]);
-      if (m) return KNOWN[i][1](m);
-    }
-    return msg;
-  }
-
   /* {"home": {"players": ["..."]}, "home.starting": ["..."]} → [["home.players", "..."], ...] */
   function flatten(fields, prefix, out) {
     Object.keys(fields || {}).forEach(function (k) {
       var v = fields[k];
       var path = prefix ? prefix + "." + k : k;
-      if (Array.isArray(v)) v.forEach(function (msg) { out.push([path, translate(msg)]); });
+      if (Array.isArray(v)) v.forEach(function (msg) { out.push([path, msg]); });
       else if (v && typeof v === "object") flatten(v, path, out);
-      else if (typeof v === "string") out.push([path, translate(v)]);
+      else if (typeof v === "string") out.push([path, v]);
     });
     return out;
   }
@@ -243,7 +221,8 @@ function organiserForms() {
     var errors = [];
     var body = build(errors);
     if (errors.length) { showErrors(errors); return; }
-    fetch("/api/matches", {
+    // The server words its 400 `fields` in the language asked for (qalisball/match/validation_words.py).
+    fetch("/api/matches?lang=" + encodeURIComponent(LANG), {
       method: "POST",
       headers: authHeaders({ "Content-Type": "application/json" }),
       body: JSON.stringify(body),
