@@ -56,7 +56,7 @@ def test_issue24_a_session_from_a_finished_match_asks_each_ruling_call_without_i
     assert match.state()["seq"] == seq  # read-only on the match
 
 
-def test_issue24_answers_are_graded_with_the_3m_move_and_the_rule(client: FlaskClient, match: MatchDriver) -> None:
+def test_issue24_D185_answers_are_graded_with_the_3m_move_and_the_rule(client: FlaskClient, match: MatchDriver) -> None:
     played(match)
     s = start(client, match.id)
     url = f"/api/training/{s['id']}/answers"
@@ -105,7 +105,7 @@ def test_issue24_answers_are_graded_with_the_3m_move_and_the_rule(client: FlaskC
     assert {"trainee": "Wang", "rule": "10.8", "correct": "1", "answered": "1"} in rows
 
 
-def test_issue24_the_first_answer_counts(client: FlaskClient, match: MatchDriver) -> None:
+def test_issue24_D185_the_first_answer_counts(client: FlaskClient, match: MatchDriver) -> None:
     played(match)
     s = start(client, match.id)
     url = f"/api/training/{s['id']}/answers"
@@ -202,7 +202,7 @@ def test_issue24_the_trainers_and_the_trainees_pages_in_both_languages(
     assert ("裁判培训" in trainer + trainee) == (lang == "zh")
 
 
-def test_issue24_a_fresh_install_has_a_finished_demo_friendly_to_train_on_and_the_demo_match_is_unchanged(
+def test_issue24_D187_a_fresh_install_has_a_finished_demo_friendly_to_train_on_and_the_demo_match_is_unchanged(
     app: Any, client: FlaskClient
 ) -> None:
     from qalisball.server.demo import demo_request, ensure_demo

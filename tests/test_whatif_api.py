@@ -13,7 +13,7 @@ from tests.conftest import ADMIN, MatchDriver, auth
 from tests.test_competitions import Api, _fixture_of, _league, _six
 
 
-def test_issue24_C7_an_amended_goal_over_http_and_the_standings_under_each_outcome(client: FlaskClient) -> None:
+def test_issue24_C7_D186_an_amended_goal_over_http_and_the_standings_under_each_outcome(client: FlaskClient) -> None:
     api = Api(client)
     ids, by = _six(api)
     comp = _league(api, ids)["id"]

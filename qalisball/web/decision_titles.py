@@ -134,4 +134,12 @@ DECISION_TITLES: dict[str, str] = {
     "D182": Np_("rule book", "The console from the keyboard alone, with a visible focus"),
     "D183": Np_("rule book", "A greyed call stays readable: 4.5:1"),
     "D184": Np_("rule book", "A team's colour always comes with its name"),
+    "D185": Np_(
+        "rule book", "A trainee's first answer to a call counts; the spot within 1 m of the engine's, after the 3 m move"
+    ),
+    "D186": Np_("rule book", "A what-if leaves out, and lists, the later calls the changed log refuses"),
+    "D187": Np_("rule book", "A fresh install has a finished demo friendly to train on"),
+    "D188": Np_("rule book", "The committee's decision keeps the what-if it looked at; the protest report replays it"),
+    "D189": Np_("rule book", "Exercises are JSON: a title and calls; the engine gives the answer"),
+    "D190": Np_("rule book", "The trainer's pace: everyone following is moved to the trainer's call"),
 }
