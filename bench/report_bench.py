@@ -300,7 +300,8 @@ def profile_pdf(events: int) -> None:
         client = app.test_client()
         match = Officiate(client, clock, events, seed=7)
         match.play()
-        from qalisball.reports import render, report_for
+        from qalisball.reports import render
+        from qalisball.reports.pages import report_for
 
         with app.test_request_context("/"):
             page = render.html(report_for(match.id), None, for_pdf=True)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from qalisball.match.service import MatchService
+from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
 from qalisball.storage.integrity import RECORDS, AckJournal, acks_path
 from qalisball.storage.store import LEDGER, DatabaseInUse, Store, acquire_writer, release_writer
 

@@ -9,86 +9,46 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 from flask_babel import gettext
-from flask_socketio import SocketIO, emit, join_room, leave_room
+from flask_socketio import SocketIO
 from marshmallow import Schema, ValidationError
 
 from qalisball.competitions import csv_io as competition_csv
+from qalisball.competitions import live as competition_live
 from qalisball.competitions import schemas as cs
 from qalisball.competitions.service import Competition, CompetitionService, Conflict, Fixture, Invalid
-from qalisball.live.fanout import Encoded
-from qalisball.match.api import ApiError
+from qalisball.live.rooms import JoinGate
 from qalisball.match.service import NotFound
 from qalisball.rules.errors import RuleViolation
-from qalisball.web import i18n
+from qalisball.web import i18n, services
+from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
 from qalisball.web.i18n import current_language
-from qalisball.web.strict_json import BadBody, bad_body_answer, read_json
+from qalisball.web.strict_json import read_json
 
 bp = Blueprint("competition_api", __name__, url_prefix="/api")
 
 
-def init_app(app: Flask, socketio: SocketIO) -> None:
+def init_app(app: Flask, socketio: SocketIO, gate: JoinGate) -> None:
     """Create the competition service, subscribe it to the matches, serve its API, pages and live room."""
-    svc = CompetitionService(service_of(app).store, service_of(app), app.config["CLOCK"])
-    app.extensions["qalisball_competitions"] = svc
-    service_of(app).subscribe(svc.on_match_event)  # after every committed match event
-
-    def publish(comp_id: str, kind: str, payload: dict[str, Any]) -> None:
-        socketio.emit(kind, payload, to=room(comp_id))
-
-    svc.listen(publish)
-
-    def on_join(data: Any) -> None:
-        """Sent by a competition page: ``{"competition": id}``; answered at once with ``competition``.
-
-        Answered from the view cached per change (D155); joins are bounded per connection before this
-        handler runs (D156, ``Live``): a storm of joins never rebuilds the competition.
-        """
-        comp_id = data.get("competition") if isinstance(data, dict) else None
-        c = svc.competitions.get(str(comp_id))
-        if c is None:
-            emit("error", {"error": "not_found", "message": f"no competition {comp_id}"})
-            return
-        join_room(room(c.id))
-        emit("competition", Encoded(svc.cached_view(c).text, "competition"))
-
-    def on_leave(data: Any) -> None:
-        if isinstance(data, dict) and data.get("competition"):
-            leave_room(room(str(data["competition"])))
-
-    socketio.on_event("join_competition", on_join)
-    socketio.on_event("leave_competition", on_leave)
+    matches = services.MATCHES.of(app)
+    svc = services.COMPETITIONS.install(app, CompetitionService(matches.store, matches, app.config["CLOCK"]))
+    matches.subscribe(svc.on_match_event)  # after every committed match event
+    competition_live.init_room(socketio, svc, gate)
     app.register_blueprint(bp)
     from qalisball.competitions import pages as competition_pages
 
     app.register_blueprint(competition_pages.bp)
 
 
-def room(comp_id: str) -> str:
-    return f"competition:{comp_id}"
-
-
-def service_of(app: Flask) -> Any:
-    return app.extensions["qalisball"]
-
-
-def competitions() -> CompetitionService:
-    svc: CompetitionService = current_app.extensions["qalisball_competitions"]
-    return svc
+competitions = services.competition_service
 
 
 # ---------------------------------------------------------------------------------------------
 # Errors
 
-
-@bp.errorhandler(ApiError)
-def _api_error(exc: ApiError) -> tuple[Response, int]:
-    return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
-
-
-bp.register_error_handler(BadBody, bad_body_answer)  # D44 on every route (D151)
+answer_api_errors(bp)  # ApiError, and D44's bad bodies on every route (D151)
 
 
 @bp.errorhandler(NotFound)

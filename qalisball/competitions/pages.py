@@ -20,14 +20,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template, request, url_for
+from flask import Blueprint, abort, render_template, request, url_for
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
-from qalisball.competitions.service import LEAGUE, Competition, CompetitionService
+from qalisball.competitions.service import LEAGUE, Competition
 from qalisball.match.service import NotFound
 from qalisball.rules.competition import moves
-from qalisball.web import i18n, rulebook
+from qalisball.web import i18n, rulebook, services
 from qalisball.web.guards import organiser_page_data
 
 bp = Blueprint("competition_pages", __name__)
@@ -82,9 +82,7 @@ _JS = {
 }
 
 
-def competitions() -> CompetitionService:
-    svc: CompetitionService = current_app.extensions["qalisball_competitions"]
-    return svc
+competitions = services.competition_service
 
 
 def _competition(comp_id: str) -> Competition:

@@ -1,10 +1,13 @@
-"""The competitions' tables (SPEC §10, issue 12): migration 3 of the store, kept apart so that
-``store.py`` needs nothing of the competitions' code (and the competition store can use the store).
+"""The competitions' tables (SPEC §10, issue 12): migration 3 of the store, registered with the store's
+migrations (``storage/migrations.py``) when this module is imported, so that storage imports nothing of
+the competitions (and the competition store can use the store).
 """
 
 from __future__ import annotations
 
 import sqlite_utils
+
+from qalisball.storage import migrations
 
 
 def migrate(db: sqlite_utils.Database) -> None:
@@ -86,3 +89,17 @@ def migrate(db: sqlite_utils.Database) -> None:
         {"id": int, "competition_id": str, "at": str, "action": str, "body": str},
         pk="id",
     )
+
+
+migrations.register(
+    "competitions",
+    {3: migrate},
+    sealed={  # the records a decision or a standing depends on (D145)
+        "teams": (("id",), None),
+        "officials": (("id",), None),
+        "competitions": (("id",), None),
+        "fixtures": (("competition_id", "id"), None),
+        "protests": (("id",), None),
+        "lots": (("id",), None),
+    },
+)

@@ -7,32 +7,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 from flask_babel import gettext
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException
 
 from qalisball.match import devices
 from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.match.service import Conflict, Forbidden, Match, NotFound
 from qalisball.match.validation_words import fields_answer
-from qalisball.rules import engine
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
 from qalisball.rules.errors import N_, InvalidEvent, RuleViolation
 from qalisball.rules.state import MatchSetup
-from qalisball.storage.store import StorageError
-from qalisball.web.guards import OrganiserRequired, is_organiser, organiser_required, request_token, service
+from qalisball.web import services
+from qalisball.web.errors import ApiError, answer_api_errors
+from qalisball.web.guards import is_organiser, organiser_required, request_token
 from qalisball.web.i18n import EVENTS, current_language
 from qalisball.web.strict_json import SIGNED_LIMIT, BadBody, read_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, error: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.error, self.message, self.extra = status, error, message, extra
+answer_api_errors(bp, bad_bodies=False)  # a bad body is read through _json_body, which says so as ApiError
 
 
 def _json_body(signed_limit: int | None = None) -> Any:
@@ -44,36 +38,6 @@ def _json_body(signed_limit: int | None = None) -> Any:
         raise ApiError(exc.status, exc.error, exc.message, **extra) from exc
 
 
-@bp.errorhandler(ApiError)
-def _api_error(exc: ApiError) -> tuple[Response, int]:
-    return jsonify({"error": exc.error, "message": exc.message, **exc.extra}), exc.status
-
-
-@bp.app_errorhandler(OrganiserRequired)
-def _organiser_required(exc: OrganiserRequired) -> tuple[Response, int]:
-    error = "unauthorized" if exc.status == 401 else "forbidden"
-    return jsonify({"error": error, "message": exc.message}), exc.status
-
-
-@bp.app_errorhandler(StorageError)
-def _storage_error(exc: StorageError) -> tuple[Response, int]:
-    """503 ``unavailable`` (locked, read-only, I/O error) or 507 (disk full): nothing was stored."""
-    response = jsonify({"error": exc.error, "message": exc.message})
-    if exc.retry_after is not None:
-        response.headers["Retry-After"] = str(exc.retry_after)
-    return response, exc.status
-
-
-@bp.app_errorhandler(HTTPException)
-def _http_error(exc: HTTPException) -> tuple[Response, int] | HTTPException:
-    """JSON errors under /api/ (unknown routes and methods included); pages keep Flask's own."""
-    if not request.path.startswith("/api/"):
-        return exc
-    code = exc.code or 500
-    name = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(code, "error")
-    return jsonify({"error": name, "message": exc.description}), code
-
-
 @bp.post("/matches")
 @organiser_required
 def create_match() -> tuple[Response, int]:
@@ -82,36 +46,36 @@ def create_match() -> tuple[Response, int]:
         data = MatchSchema().load(body)
     except ValidationError as exc:
         raise ApiError(400, "invalid", "the match does not fit the schema", **fields_answer(exc.normalized_messages())) from exc
-    m = service().create(data)
+    m = services.match_service().create(data)
     return jsonify({"id": m.id, "tokens": m.tokens}), 201
 
 
 @bp.get("/matches")
 def list_matches() -> Response:
-    svc = service()
+    svc = services.match_service()
     return jsonify([svc.summary(m) for m in svc.matches.values()])
 
 
 def _match(match_id: str) -> Match:
     try:
-        return service().get(match_id)
+        return services.match_service().get(match_id)
     except NotFound as exc:
         raise ApiError(404, "not_found", str(exc)) from exc
 
 
 @bp.get("/matches/<match_id>")
 def get_match(match_id: str) -> Response:
-    return jsonify(service().state(_match(match_id)))
+    return jsonify(services.match_service().state(_match(match_id)))
 
 
 @bp.get("/matches/<match_id>/events")
 def get_events(match_id: str) -> Response:
-    return jsonify(service().log(_match(match_id)))
+    return jsonify(services.match_service().log(_match(match_id)))
 
 
 @bp.post("/matches/<match_id>/events")
 def post_event(match_id: str) -> tuple[Response, int]:
-    svc = service()
+    svc = services.match_service()
     token = request_token()
     m = svc.matches.get(match_id)
     role = m.role_of(token) if m is not None else None
@@ -140,10 +104,7 @@ def post_event(match_id: str) -> tuple[Response, int]:
         raise ApiError(404, "not_found", str(exc)) from exc
     except Conflict as exc:
         raise ApiError(409, "conflict", str(exc), seq=m.seq) from exc
-    except RuleViolation as exc:
-        if exc.details.pop("late_call", False) and isinstance(body.get("at_ms"), int):
-            # M1 with M3: the seq after which the referee may insert it, at its own time (docs/api-extras.md).
-            exc.details["fits_after"] = engine.insert_point(m.setup, m.log, body["at_ms"])
+    except RuleViolation as exc:  # a late call's ``fits_after`` (M1 with M3) comes from the service
         raise _rule_error(exc, m.setup) from exc
     return jsonify(outcome.body), outcome.status
 
@@ -156,7 +117,7 @@ def get_devices(match_id: str) -> Response:
     role are both listed (the screens warn about it).
     """
     token = request_token()
-    m = service().matches.get(match_id)
+    m = services.match_service().matches.get(match_id)
     role = m.role_of(token) if m is not None else None
     if not is_organiser(token):
         if role is None:
@@ -165,7 +126,7 @@ def get_devices(match_id: str) -> Response:
             raise ApiError(403, "forbidden", f"the {role} may not list the match's devices: the referee or the organiser may")
     if m is None:
         raise ApiError(404, "not_found", f"no match {match_id}")
-    return jsonify(devices.listing(devices.registry(), m.id))
+    return jsonify(devices.listing(services.devices(), m.id))
 
 
 @bp.post("/matches/<match_id>/tokens/<role>")
@@ -175,7 +136,7 @@ def issue_token(match_id: str, role: str) -> tuple[Response, int]:
     m = _match(match_id)
     if role not in ROLES:
         raise ApiError(404, "not_found", f"no role {role!r}; one of: {', '.join(ROLES)}")
-    token = current_app.extensions["qalisball_live"].reissue(m, role)  # the form's path too (D158)
+    token = services.live().reissue(m, role)  # the form's path too (D158)
     return jsonify({"token": token}), 200
 
 

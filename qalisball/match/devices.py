@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app
-
 from qalisball.rules.catalogue import ROLES
 
 DEVICE_MAX = 40  # characters of a device label
@@ -104,12 +102,6 @@ class DeviceRegistry:
 def listing(registry: DeviceRegistry, match: str) -> list[dict[str, Any]]:
     """API.md's list: ``[{"role", "device", "connected_at", "last_seen", "queued"}]``."""
     return [c.public() for c in registry.consoles(match)]
-
-
-def registry() -> DeviceRegistry:
-    """The registry of this app (created once in ``create_app``)."""
-    reg: DeviceRegistry = current_app.extensions["qalisball_devices"]
-    return reg
 
 
 def clean_device(value: Any) -> str:

@@ -1,84 +1,39 @@
-"""Socket.IO: live state for scoreboards, consoles and phones (API.md "Live updates").
+"""Socket.IO: the matches' live room, for scoreboards, consoles and phones (API.md "Live updates").
 
 Clients send ``join`` (and ``leave``); officials' consoles also send ``status``. Nothing sent over
 the socket changes a match — changes come through the HTTP API, which calls ``broadcast`` once the
 event is committed. Consoles that join with their role token are listed in the device registry
 (``devices.py``, API.md "Match day"); ``revoke_role`` tells them when their token stops working.
 
-Each client's outgoing queue is bounded (D52): before a broadcast, a client of the room with more than
-``MAX_QUEUED`` packets still waiting (it does not read, or reads too slowly) is disconnected, and its
-connection shut so that the kernel frees its buffers at once. It reconnects and ``join`` answers it
-with a fresh ``state``: a screen that fell behind jumps to the present instead of replaying the past.
-
-What a broadcast sends, to whom and how it is encoded once for everyone is in ``fanout.py``.
-
-Joins are bounded per connection (D156, ``JoinBudget``), before any handler runs: a storm of joins on
-one socket is answered once with ``error`` ``too_many_requests`` and otherwise dropped. A join that carries a token counts in
-the wrong-token throttle of pages and API (D50, D157). A role's new token (``reissue``, the one path of
-the officials' page and the API) demotes every connection that joined with the old one (D158).
+What every room shares — joins bounded per connection (D156), laggards dropped before a broadcast (D52),
+tokens in joins throttled (D50, D157) — is the live kernel's (``qalisball/live/rooms.py``). What a
+broadcast sends, to whom and how it is encoded once for everyone is in ``live/fanout.py``. A role's new
+token (``reissue``, the one path of the officials' page and the API) demotes every connection that
+joined with the old one (D158).
 """
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 from typing import Any
 
-from flask import current_app, request
+from flask import request
 from flask_socketio import SocketIO, emit, join_room, leave_room
 
-from qalisball.live import fanout
+from qalisball.live import fanout, rooms
+from qalisball.live.rooms import JoinGate, joined_token, throttled_s, wrong_token
 from qalisball.match.devices import DeviceRegistry, clean_device, clean_queued
 from qalisball.match.service import Match, MatchService, NotFound
-from qalisball.web import credentials
 
 # How long a state answered to a join may be reused (its clock fields are consistent with its
 # `server_time_ms`, so screens still show the right time; only `time_up` may lag by this much).
 FRESH_MS = 1000
 
-MAX_QUEUED = 64  # packets waiting for one client (an event is two: ``event`` and ``state``)
 
-# Joins (``join``, ``join_competition``) one connection may send at once, then one more every
-# JOIN_EVERY_MS (D156): a page joins once on connecting and again every 30 s; a console now and then more.
-JOIN_BURST = 10
-JOIN_EVERY_MS = 200
-JOIN_EVENTS = frozenset({"join", "join_competition"})
+class MatchRoom:
+    """The live room of every match: joins, the officials' consoles, broadcasts, revoked tokens."""
 
-
-class JoinBudget:
-    """Joins per Socket.IO connection: a leaky bucket per session id, times in server ms (D156)."""
-
-    def __init__(self, burst: int = JOIN_BURST, every_ms: int = JOIN_EVERY_MS) -> None:
-        self.burst, self.every_ms = burst, every_ms
-        self._level: dict[str, tuple[float, int, bool]] = {}  # sid -> (joins in the bucket, at ms, refusal told)
-        self._lock = threading.Lock()
-
-    def take(self, sid: str, now: int) -> str:
-        """``"ok"``: answer the join; ``"refuse"``: say why (the first of a storm); ``"drop"``: ignore it."""
-        with self._lock:
-            level, at, told = self._level.get(sid, (0.0, now, False))
-            level = max(0.0, level - max(0, now - at) / self.every_ms)
-            if level + 1 <= self.burst:
-                self._level[sid] = (level + 1, now, False)
-                return "ok"
-            self._level[sid] = (level, now, True)
-            return "drop" if told else "refuse"
-
-    def wait_ms(self, sid: str, now: int) -> int:
-        """How long until ``sid`` may join again."""
-        with self._lock:
-            level, at, _ = self._level.get(sid, (0.0, now, False))
-        over = max(0.0, level - max(0, now - at) / self.every_ms) + 1 - self.burst
-        return max(0, int(over * self.every_ms + 0.999))
-
-    def forget(self, sid: str) -> None:
-        with self._lock:
-            self._level.pop(sid, None)
-
-
-class Live:
-    def __init__(self, socketio: SocketIO, svc: MatchService, devices: DeviceRegistry | None = None) -> None:
+    def __init__(self, socketio: SocketIO, svc: MatchService, gate: JoinGate, devices: DeviceRegistry | None = None) -> None:
         self.socketio = socketio
         self.svc = svc
         self.devices = devices if devices is not None else DeviceRegistry()
@@ -87,46 +42,16 @@ class Live:
         # The public state answered to joins, kept up to FRESH_MS: a crowd joining at once (a reconnect
         # after a network drop) costs one `legal_calls` and one JSON encoding, not one per spectator.
         self._joined: dict[str, tuple[int, int, fanout.Encoded]] = {}
-        self.joins = JoinBudget()
+        self.gate = gate
+        gate.guard("join")  # joins bounded per connection before any handler (D156)
         # The role each connection joined each match's officials' rooms with (D158): revoking a role
         # finds every one of them, whether or not the device registry lists it.
         self._officials: dict[str, dict[str, str]] = {}  # sid -> match id -> role
         self._officials_lock = threading.Lock()
-        self._bound_joins()
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
         socketio.on_event("status", self.on_status)
         socketio.on_event("disconnect", self.on_disconnect)
-
-    def _bound_joins(self) -> None:
-        """Apply each connection's join budget (D156) to its frames before any handler runs.
-
-        python-socketio hands every event to ``Server._handle_event``, which starts a greenlet for it, where
-        Flask-SocketIO builds a request context: ~0.2 ms a frame, so 1,000 frames refused there still held
-        a POST for a second. Refused here, a frame costs a dict lookup in the socket's reader.
-        """
-        server = self.socketio.server
-        if server is None:
-            return
-        handle = server._handle_event
-
-        def handle_event(eio_sid: str, namespace: str | None, id: Any, data: Any) -> Any:
-            if isinstance(data, list) and data and data[0] in JOIN_EVENTS:
-                ns = namespace or "/"
-                sid = server.manager.sid_from_eio_sid(eio_sid, ns)
-                verdict = self.joins.take(str(sid), self.svc.clock()) if sid is not None else "ok"
-                if verdict == "refuse":
-                    wait = self.joins.wait_ms(str(sid), self.svc.clock())
-                    message = (
-                        f"too many joins on this connection: at most {JOIN_BURST} at once, then {1000 // JOIN_EVERY_MS} a second"
-                    )
-                    refusal = {"error": "too_many_requests", "message": message, "retry_after_ms": wait}
-                    server.emit("error", refusal, to=sid, namespace=ns, ignore_queue=True)
-                if verdict != "ok":
-                    return None
-            return handle(eio_sid, namespace, id, data)
-
-        server._handle_event = handle_event
 
     def on_join(self, data: Any) -> None:
         """Sent by any client: ``{"match": id}``; answered at once with ``state``.
@@ -215,7 +140,7 @@ class Live:
     def on_disconnect(self, reason: Any = None) -> None:
         sid: str = request.sid  # type: ignore[attr-defined]
         self.devices.leave(sid)
-        self.joins.forget(sid)
+        self.gate.forget(sid)
         with self._officials_lock:
             self._officials.pop(sid, None)
 
@@ -265,10 +190,10 @@ class Live:
         server = self.socketio.server
         if server is None:
             return
-        rooms = set(server.rooms(sid, namespace="/"))
+        joined = set(server.rooms(sid, namespace="/"))
         for updates in (False, True):
             official = fanout.room(match_id, official=True, updates=updates)
-            if official in rooms:
+            if official in joined:
                 server.leave_room(sid, official, namespace="/")
                 server.enter_room(sid, fanout.room(match_id, updates=updates), namespace="/")
 
@@ -284,52 +209,7 @@ class Live:
             self.socketio.emit(name, payload, to=to, ignore_queue=not everywhere)
 
     def drop_laggards(self, room: str) -> int:
-        """Disconnect the clients of ``room`` (on this server) whose outgoing queue is over ``MAX_QUEUED``."""
-        server = self.socketio.server
-        eio = getattr(server, "eio", None)
-        if server is None or eio is None:
-            return 0
-        dropped = 0
-        for _sid, eio_sid in list(server.manager.get_participants("/", room)):
-            client = eio.sockets.get(eio_sid)
-            if client is None or client.closed or client.queue.qsize() <= MAX_QUEUED:
-                continue
-            environ = server.environ.get(eio_sid) or {}
-            # abort: no goodbye packet into a queue nobody drains; wait=False: never wait for it to drain.
-            client.close(wait=False, abort=True, reason=eio.reason.SERVER_DISCONNECT)
-            eio.sockets.pop(eio_sid, None)
-            connection = environ.get("qalisball.connection") if "wsgi.websocket" in environ else None
-            if connection is not None:  # a websocket connection of its own: shut it, the blocked write fails now
-                with contextlib.suppress(OSError):
-                    connection.shutdown(socket.SHUT_RDWR)
-            dropped += 1
+        """Disconnect the clients of ``room`` (on this server) that fell behind (D52, the live kernel)."""
+        dropped = rooms.drop_laggards(self.socketio, room)
         self.dropped += dropped
         return dropped
-
-
-def throttled_s() -> int:
-    """Seconds this connection's address must wait for its tokens to be looked at again (D50; 0: now)."""
-    throttle = current_app.extensions.get("qalisball_throttle")
-    return 0 if throttle is None else int(throttle.wait_s(request.remote_addr or "?", current_app.config["CLOCK"]()))
-
-
-def wrong_token() -> None:
-    """A join's token was not valid: it counts against the address as a page's or the API's would (D50)."""
-    throttle = current_app.extensions.get("qalisball_throttle")
-    if throttle is not None:
-        throttle.failed(request.remote_addr or "?", current_app.config["CLOCK"]())
-
-
-def joined_token(data: Any) -> str | None:
-    """The role token a ``join`` names: its ``token``, or the cookie of the connection its ``csrf`` unlocks.
-
-    The Socket.IO handshake is a request of the page's own origin, so it carries the tablet's HttpOnly
-    role cookie (D53); the CSRF token picks which one and proves the join came from our page (D54).
-    """
-    if not isinstance(data, dict):
-        return None
-    token = data.get("token")
-    if isinstance(token, str):
-        return token
-    csrf = data.get("csrf")
-    return credentials.unlocked_cookie(csrf) if isinstance(csrf, str) and csrf.isascii() else None

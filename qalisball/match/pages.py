@@ -34,17 +34,17 @@ from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
 from qalisball.rules.state import BOOKS
-from qalisball.web import i18n, rulebook
+from qalisball.web import i18n, rulebook, services
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
-from qalisball.web.guards import held_role, is_organiser, organiser_cookie, request_token, service, token_refused
+from qalisball.web.guards import held_role, is_organiser, organiser_cookie, request_token, token_refused
 
 bp = Blueprint("pages", __name__)
 
 
 def _match(match_id: str) -> Match:
     try:
-        return service().get(match_id)
+        return services.match_service().get(match_id)
     except NotFound:
         abort(404)
 
@@ -186,7 +186,7 @@ def _roster(state: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 def _common(m: Match, official: bool = False) -> dict[str, Any]:
     """What every match page renders from and hands to its script (``legal`` for an official's console only)."""
-    state = service().state(m, legal=official)
+    state = services.match_service().state(m, legal=official)
     lang = i18n.current_language()
     rule_set = m.setup.rules.rule_set  # the match's rule book words its calls and restarts (V1-D16)
     return {
@@ -236,7 +236,7 @@ def starts_text(m: Match) -> str:
     if not iso:
         return ""
     at = datetime.fromisoformat(iso)
-    today = datetime.fromtimestamp(service().clock() / 1000, at.tzinfo or None).date()
+    today = datetime.fromtimestamp(services.match_service().clock() / 1000, at.tzinfo or None).date()
     if at.date() == today:
         return gettext("Starts at %(time)s", time=at.strftime("%H:%M"))
     if at.date() == today + timedelta(days=1):
@@ -245,10 +245,9 @@ def starts_text(m: Match) -> str:
 
 
 def logos(m: Match) -> dict[str, str | None]:
-    """The teams' logos (uploaded once per team name, qalisball/venue/screens.py), or None."""
-    from qalisball.venue.screens import screens
-
-    return {t: screens().logo_url(m.setup.team(t).name) for t in TEAMS}
+    """The teams' logos (uploaded once per team name to the venue's service, issue 13), or None."""
+    found = services.logos()
+    return {t: found.logo_url(m.setup.team(t).name) for t in TEAMS}
 
 
 def _public(m: Match, ctx: dict[str, Any]) -> dict[str, Any]:
@@ -319,7 +318,7 @@ def switch_language(language: str) -> Response:
 
 @bp.get("/")
 def index() -> str:
-    svc = service()
+    svc = services.match_service()
     # A valid ``?token=`` was already exchanged for the cookie (token_links.py): one still here was refused.
     token = organiser_cookie()
     matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
@@ -359,7 +358,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
     spectator = _external("pages.spectator", match_id=m.id)
-    state = service().state(m, legal=False)
+    state = services.match_service().state(m, legal=False)
     return render_template(
         "match/officials.html",
         m=m,
@@ -368,7 +367,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         has_sheet=state["locked"] or state["phase"] in ("finished", "abandoned") or bool(state["signatures"]),
         csrf=csrf_for(token),
         missing=[role for role in ROLES if role not in m.tokens],
-        writable=service().damage(m) is None,
+        writable=services.match_service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
         state=state,
         links=links,
@@ -394,7 +393,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
 def _officials_back(match_id: str) -> dict[str, str]:
     """Where the officials' page's "←" goes: the organiser's page of the competition whose fixture this match
     is (at that fixture), else the list of matches (issue 19.7)."""
-    comps = current_app.extensions.get("qalisball_competitions")
+    comps = services.COMPETITIONS.find()
     for c in comps.competitions.values() if comps is not None else ():
         for f in c.fixtures:
             if match_id == f.match_id or match_id in f.previous_matches:
@@ -412,7 +411,7 @@ def issue_codes(match_id: str) -> Response | tuple[str, int]:
         return render_template("match/token.html", m=m, kind="organiser", rejected=bool(token)), 401
     for role in dict.fromkeys(request.form.getlist("role")):
         if role in ROLES:  # the API's path: the old code's consoles are told and demoted (D158)
-            current_app.extensions["qalisball_live"].reissue(m, role)
+            services.live().reissue(m, role)
     # Post/redirect/get: reloading the page must not revoke the codes just shown.
     return redirect(url_for("pages.officials", match_id=m.id), 303)
 
@@ -443,7 +442,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         rule_templates=rule_templates(),
         half_ms=m.setup.rules.half_ms,
         halftime_ms=m.setup.rules.halftime_ms,
-        log=service().log(m),
+        log=services.match_service().log(m),
         # SPEC M8: the entries whose yellow was a player's second, from the engine's replay (timeline).
         second_yellows=[e["seq"] for e in timeline(m) if e.get("second_yellow")],
         colors={t: m.setup.team(t).color for t in TEAMS},
@@ -612,7 +611,7 @@ def _with_notices(
     if not found:
         return [e for e, shown in rows if shown]
     if roster is None:
-        roster = _roster(service().state(m, legal=False))
+        roster = _roster(services.match_service().state(m, legal=False))
     names = {t: m.setup.team(t).name for t in TEAMS}
     attached = notices.in_force(found, (e["seq"] for e, _ in rows))
     by_seq = {r.seq: r for r in m.log}
@@ -646,5 +645,5 @@ def corrections(m: Match) -> list[dict[str, Any]]:
     if not found:
         return []
     names = {t: m.setup.team(t).name for t in TEAMS}
-    roster = _roster(service().state(m, legal=False))
+    roster = _roster(services.match_service().state(m, legal=False))
     return [notice_words.words(n, names, roster) for n in found]

@@ -21,7 +21,7 @@ from typing import Any
 from qalisball.match.envelope import ParsedEvent
 from qalisball.rules import corrections, engine
 from qalisball.rules.catalogue import ROLES, may_log
-from qalisball.rules.errors import N_
+from qalisball.rules.errors import N_, RuleViolation
 from qalisball.rules.legal import duplicate_windows
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import MatchSetup, MatchState, initial_state
@@ -290,10 +290,14 @@ class MatchService:
                 received_ms=now,
                 key=parsed.key,
             )
-            if parsed.type in corrections.CORRECTIONS:
-                new_state, log = engine.correct(state, m.log, entry)
-            else:
-                new_state, log = engine.apply(state, parsed.event, now, parsed.at_ms), m.log
+            try:
+                if parsed.type in corrections.CORRECTIONS:
+                    new_state, log = engine.correct(state, m.log, entry)
+                else:
+                    new_state, log = engine.apply(state, parsed.event, now, parsed.at_ms), m.log
+            except RuleViolation as exc:
+                self._say_where_a_late_call_fits(m, exc, parsed.at_ms)
+                raise
             state_json = _with_duplicates(public_state(new_state, now, m.id, seq), [*log, entry])
             if dry_run:
                 return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
@@ -308,6 +312,14 @@ class MatchService:
                 m.by_key[(role, entry.key)] = entry
             self._publish(m.id, entry, state_json)
             return Accepted(201, answer, entry, state_json)
+
+    @staticmethod
+    def _say_where_a_late_call_fits(m: Match, exc: RuleViolation, at_ms: int | None) -> None:
+        """M1 with M3: a call stamped before the last one is refused with the seq after which the referee
+        may insert it at its own time (``fits_after``, docs/api-extras.md). The engine marks such a refusal
+        ``late_call``; the engine also says where it fits, so the web layer needs no road of its own into the rules."""
+        if exc.details.pop("late_call", False) and at_ms is not None:
+            exc.details["fits_after"] = engine.insert_point(m.setup, m.log, at_ms)
 
     @staticmethod
     def _check_exists(m: Match, parsed: ParsedEvent) -> None:

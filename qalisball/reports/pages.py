@@ -21,7 +21,8 @@ from flask_babel import force_locale, gettext
 
 from qalisball.match.service import Match, NotFound
 from qalisball.storage.integrity import Damage
-from qalisball.web.guards import service
+from qalisball.web import services
+from qalisball.web.services import match_service as service
 
 from . import render
 from .stats import Core, build_core, finish
@@ -98,11 +99,7 @@ class ReportCache:
 
 def cache() -> ReportCache:
     """This app's report cache (one per app: tests make many apps)."""
-    found = current_app.extensions.get("qalisball_reports")
-    if found is None:
-        found = current_app.extensions.setdefault("qalisball_reports", ReportCache())
-    assert isinstance(found, ReportCache)
-    return found
+    return services.REPORTS.get_or_install(current_app, ReportCache)
 
 
 def _lang() -> str | None:
@@ -123,10 +120,9 @@ def report_for(match_id: str) -> dict[str, Any]:
     report["match"]["log_hash"] = (m.log[-1].hash if m.log else None) or m.head
     damage = svc.damage(m)
     report["match"]["damaged"] = None if damage is None else {"en": damage.message, "zh": _in_chinese(damage)}
-    from qalisball.venue.screens import screens  # the teams' logos, uploaded once per team name (issue 13)
-
+    logos = services.logos()  # the teams' logos, uploaded once per team name to the venue (issue 13)
     for team in report["teams"].values():
-        team["logo"] = screens().logo_url(team["name"])
+        team["logo"] = logos.logo_url(team["name"])
     return report
 
 

@@ -13,10 +13,13 @@ from flask_socketio import SocketIO
 
 from qalisball.competitions import api as competition_api
 from qalisball.live.fanout import LocalManager, PreEncodedPacket, QueueManager
-from qalisball.live.rooms import Live
+from qalisball.live.rooms import JoinGate
 from qalisball.match.devices import DeviceRegistry
+from qalisball.match.live import MatchRoom
 from qalisball.match.service import MatchService, now_ms
+from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
 from qalisball.storage.store import DatabaseInUse, Store
+from qalisball.web import errors, services
 
 ROOT = Path(__file__).resolve().parents[2]
 socketio = SocketIO()
@@ -69,8 +72,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         raise ConfigError(str(exc)) from exc
     if app.config["ASYNC_MODE"] == "gevent":
         store.run_writes_off_loop()  # a write waiting on SQLite never freezes reads and spectators
-    svc = MatchService(store, clock=app.config["CLOCK"])
-    app.extensions["qalisball"] = svc
+    svc = services.MATCHES.install(app, MatchService(store, clock=app.config["CLOCK"]))
 
     socketio.init_app(
         app,
@@ -81,11 +83,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ping_timeout=app.config["PING_TIMEOUT"],
         serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )
-    devices = DeviceRegistry()  # the officials' consoles connected now (API.md "Match day")
-    app.extensions["qalisball_devices"] = devices
-    live = Live(socketio, svc, devices)
-    app.extensions["qalisball_live"] = live
+    devices = services.DEVICES.install(app, DeviceRegistry())  # the officials' consoles connected now (API.md "Match day")
+    gate = JoinGate(socketio, svc.clock)  # joins bounded per connection, in every feature's room (D156)
+    live = services.LIVE.install(app, MatchRoom(socketio, svc, gate, devices))
     svc.subscribe(live.broadcast)  # the service publishes once the event is on disk
+    errors.init_app(app)  # the API's error answers every feature shares (web/errors.py)
 
     from qalisball.match import api
 
@@ -93,10 +95,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from qalisball.match import pages
 
     app.register_blueprint(pages.bp)
-    from qalisball import reports
+    from qalisball.reports import pages as report_pages
 
-    app.register_blueprint(reports.bp)
-    competition_api.init_app(app, socketio)  # teams, officials, competitions: API, pages, live room
+    app.register_blueprint(report_pages.bp)
+    competition_api.init_app(app, socketio, gate)  # teams, officials, competitions: API, pages, live room
     from qalisball.web import hardening
 
     hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
@@ -108,9 +110,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
         hops = app.config["PROXY_HOPS"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
-    from qalisball.venue import screens
+    from qalisball.venue import api as venue_api
 
-    screens.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
+    venue_api.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
     from qalisball.server import api_docs
 
     api_docs.init_app(app)  # /api/catalogue, /api/openapi.json and its viewer /api/docs (issue 23)

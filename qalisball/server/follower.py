@@ -26,6 +26,7 @@ from flask_socketio import SocketIO, emit, join_room, leave_room
 
 from qalisball.live import fanout
 from qalisball.live.fanout import Encoded, PreEncodedPacket
+from qalisball.web import services
 
 FRESH_S = 1.0  # a relayed state older than this is refreshed from the writer before a join is answered
 
@@ -149,7 +150,7 @@ def create_follower_app() -> Flask:
         ping_timeout=app.config["PING_TIMEOUT"],
     )
     follower = holder["f"] = Follower(socketio, writer)
-    app.extensions["qalisball_follower"] = follower
+    services.FOLLOWER.install(app, follower)
 
     @app.get("/healthz")
     def healthz() -> Any:

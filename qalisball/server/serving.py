@@ -15,6 +15,7 @@ import socket
 from flask import Flask
 
 from qalisball.match.service import Match
+from qalisball.web import services
 
 
 def lan_address() -> str:
@@ -31,7 +32,7 @@ def lan_address() -> str:
 
 def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool, admin_from_env: bool) -> str:
     """The text ``app.py`` prints once at start-up; ``secrets_shown``: the output is a terminal."""
-    svc = app.extensions["qalisball"]
+    svc = services.MATCHES.of(app)
     admin = app.config["ADMIN_TOKEN"]
     lines = [f"Qalisball Live on {base}/  (database {app.config['DATABASE']})"]
     for damage in [svc.problem, *svc.lost.values()]:
@@ -58,7 +59,7 @@ def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool,
         if secrets_shown and demo is not None and m.id == demo.id:
             for role, token in m.tokens.items():
                 lines.append(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
-    comps = app.extensions.get("qalisball_competitions")
+    comps = services.COMPETITIONS.find(app)
     for c in comps.competitions.values() if comps is not None else []:
         lines.append("")
         lines.append(f"Competition {c.id}: {c.name}")

@@ -32,11 +32,10 @@ from typing import Any
 
 import sqlite_utils
 
-from qalisball.competitions import tables as competition_tables
 from qalisball.rules.errors import N_
-from qalisball.storage import integrity, tokens
+from qalisball.storage import integrity, migrations, tokens
 from qalisball.storage.integrity import RECORDS, AckJournal, Damage, LedgerRow, RecordsCheck
-from qalisball.venue import tables as screen_tables
+from qalisball.storage.migrations import MIGRATIONS, SEALED
 
 # A write waits at most this long for another connection's lock before answering 503 (seconds).
 BUSY_TIMEOUT_S = 2.0
@@ -163,18 +162,9 @@ def _m2(db: sqlite_utils.Database) -> None:
 
 
 # The records a decision or an answer depends on, sealed in the records ledger (D145): per table, its
-# primary key and the columns sealed (None: all). Images are not: they are named by their bytes' hash.
-SEALED: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
-    "matches": (("id",), ("id", "tokens")),  # the rest of a match is its chain's genesis
-    "teams": (("id",), None),
-    "officials": (("id",), None),
-    "competitions": (("id",), None),
-    "fixtures": (("competition_id", "id"), None),
-    "protests": (("id",), None),
-    "lots": (("id",), None),
-    "screens": (("name",), None),
-    "team_logos": (("team_key",), None),
-}
+# primary key and the columns sealed (None: all), in ``migrations.SEALED``: the matches' here, the
+# features' tables as each registers them (competitions/tables.py, venue/tables.py). Images are not
+# sealed: they are named by their bytes' hash.
 LEDGER = "record_ledger"
 
 
@@ -233,20 +223,20 @@ def _m20(db: sqlite_utils.Database) -> None:
     _append_ledger(db, "sealed_on_first_open", changes)
 
 
-# Numbered migrations, applied once each in number order. Numbers are reserved per piece of work so
+# Numbered migrations, applied once each in number order (``migrations.MIGRATIONS``: the log's here, the
+# features' registered by their tables modules). Numbers are reserved per piece of work so
 # that branches developed side by side never take the same one: 2 the log's hash chain (issue 14),
-# 3 competitions (issue 12), 4 and up the match day (issue 11) except 5: venue screens, images and team
-# logos (issue 13); 20 seals and the records ledger (issue 20). A later migration that rewrites a match's
-# ``setup`` or an event row must recompute that match's chain (and seals) as ``_m2`` and ``_m20`` do; one
-# that rewrites a sealed column of a record (``SEALED``) must append the new contents to the ledger
-# (``_append_ledger``, as ``_m20`` does), or the next start finds the records changed.
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
-    1: _m1,
-    2: _m2,
-    3: competition_tables.migrate,
-    5: screen_tables.migrate,
-    20: _m20,
-}
+# 3 competitions (issue 12, competitions/tables.py), 4 and up the match day (issue 11) except 5: venue
+# screens, images and team logos (issue 13, venue/tables.py); 20 seals and the records ledger (issue 20).
+# A later migration that rewrites a match's ``setup`` or an event row must recompute that match's chain
+# (and seals) as ``_m2`` and ``_m20`` do; one that rewrites a sealed column of a record (``SEALED``) must
+# append the new contents to the ledger (``_append_ledger``, as ``_m20`` does), or the next start finds
+# the records changed.
+migrations.register(
+    "matches",
+    {1: _m1, 2: _m2, 20: _m20},
+    sealed={"matches": (("id",), ("id", "tokens"))},  # the rest of a match is its chain's genesis
+)
 
 
 class Store:

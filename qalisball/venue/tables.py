@@ -1,10 +1,13 @@
-"""The venue screens' tables (issue 13): migration 5 of the store, kept apart (like ``competition_tables.py``)
-so that ``store.py`` needs nothing of the screens' code, and the screen store can use the store.
+"""The venue screens' tables (issue 13): migration 5 of the store, registered with the store's migrations
+(``storage/migrations.py``) when this module is imported (like ``competitions/tables.py``), so that storage
+needs nothing of the screens' code, and the screen store can use the store.
 """
 
 from __future__ import annotations
 
 import sqlite_utils
+
+from qalisball.storage import migrations
 
 
 def migrate(db: sqlite_utils.Database) -> None:
@@ -35,3 +38,7 @@ def migrate(db: sqlite_utils.Database) -> None:
         pk="name",
         not_null={"name", "content"},
     )
+
+
+# Images are not sealed: they are named by their bytes' hash.
+migrations.register("venue", {5: migrate}, sealed={"screens": (("name",), None), "team_logos": (("team_key",), None)})

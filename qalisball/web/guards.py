@@ -1,7 +1,7 @@
-"""The web layer's one way to reach the service and check the organiser (flaskr's ``get_db`` and ``login_required``).
+"""The web layer's organiser check and the caller's token (flaskr's ``login_required``).
 
-Every blueprint (API, pages, reports, competitions) takes the service and the caller's token from here
-(a Bearer header, or a cookie unlocked by its CSRF token: ``credentials.py``).
+Every blueprint (API, pages, reports, competitions) takes the caller's token from here (a Bearer
+header, or a cookie unlocked by its CSRF token: ``credentials.py``); services come from ``services.py``.
 """
 
 from __future__ import annotations
@@ -9,22 +9,19 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import current_app, request
 
-from qalisball.match.service import Match, MatchService
 from qalisball.rules.catalogue import ROLES
 from qalisball.storage.tokens import usable
 from qalisball.web import credentials
+from qalisball.web.services import match_service
+
+if TYPE_CHECKING:
+    from qalisball.match.service import Match
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def service() -> MatchService:
-    """The match service of this app (created once in ``create_app``)."""
-    svc: MatchService = current_app.extensions["qalisball"]
-    return svc
 
 
 def request_token() -> str | None:
@@ -57,7 +54,7 @@ def organiser_required(view: F) -> F:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         token = request_token()
         if not is_organiser(token):
-            if token and service().role_for_any_match(token) is not None:
+            if token and match_service().role_for_any_match(token) is not None:
                 raise OrganiserRequired(403, "a match official's token cannot do this: use the organiser token")
             raise OrganiserRequired(401, "this needs the organiser token")
         return view(*args, **kwargs)

@@ -23,8 +23,8 @@ from flask import Flask, Response, current_app, g, jsonify, request
 from flask_babel import gettext
 
 from qalisball.storage.integrity import Damage
+from qalisball.web import services
 from qalisball.web.credentials import cookie_tokens, sent_csrf, unlocked_cookie
-from qalisball.web.guards import service
 
 THROTTLE_BURST = 10  # wrong tokens an address may send at once …
 THROTTLE_EVERY_MS = 6_000  # … then one more every 6 s (10 a minute)
@@ -38,7 +38,7 @@ CSP = (
 
 def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(integrity_notices=integrity_notices, csp_nonce=csp_nonce)
-    app.extensions["qalisball_throttle"] = Throttle()
+    services.THROTTLE.install(app, Throttle())
     app.before_request(_refuse_while_throttled)
     app.after_request(_count_wrong_tokens)
     app.after_request(_security_headers)
@@ -55,7 +55,7 @@ def _words(damage: Damage) -> str:
 
 def integrity_notices(m: Any = None) -> list[str]:
     """What a page must say about the integrity of what it shows: the match's damage, or the database's."""
-    svc = service()
+    svc = services.match_service()
     if m is not None:
         damage = svc.damage(m)
         if damage is None:
@@ -165,7 +165,7 @@ def _address() -> str:
 def _refuse_while_throttled() -> Response | None:
     if not _carried_token():
         return None
-    throttle: Throttle = current_app.extensions["qalisball_throttle"]
+    throttle = services.THROTTLE()
     wait = throttle.wait_s(_address(), current_app.config["CLOCK"]())
     if wait == 0:
         return None
@@ -190,5 +190,5 @@ def _count_wrong_tokens(response: Response) -> Response:
     if request.endpoint == "token_links.sign_in":
         wrong = "signin=refused" in response.headers.get("Location", "")
     if wrong:
-        current_app.extensions["qalisball_throttle"].failed(_address(), current_app.config["CLOCK"]())
+        services.THROTTLE().failed(_address(), current_app.config["CLOCK"]())
     return response
