@@ -33,6 +33,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict --follow-imports=silent qalisball/rules
+	$(VENV)/bin/lint-imports  # the import contracts of .importlinter (issue 21)
 
 # Words as data (issue 21): the catalogue's template from the code (babel.cfg's keywords), the engine's
 # messages the console needs (qalisball/match/engine_messages.py), and the decisions rendered (below).
