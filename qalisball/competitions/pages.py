@@ -265,7 +265,9 @@ def team_form(team_id: str) -> str:
 def team_choices() -> str:
     """The new-competition form's team checkboxes, fetched when the form opens (D159)."""
     svc = competitions()
-    return render_template("competitions/_team_choices.html", teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id)))
+    return render_template(
+        "competitions/_team_choices.html", teams=sorted(svc.teams.values(), key=lambda t: (t.created_at, t.id))
+    )
 
 
 @bp.get("/competitions/<comp_id>")
@@ -285,7 +287,9 @@ def public_part(comp_id: str) -> str:
 def screen(comp_id: str) -> str:
     c = _competition(comp_id)
     seconds = request.args.get("seconds", type=int) or 12
-    return render_template("competitions/competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), **context(c))
+    return render_template(
+        "competitions/competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), **context(c)
+    )
 
 
 @bp.get("/competitions/<comp_id>/screen/part")
@@ -357,7 +361,9 @@ def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, 
 def printable(comp_id: str) -> str:
     c = _competition(comp_id)
     ctx = context(c)
-    return render_template("competitions/competition_standings.html", printed=datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"), **ctx)
+    return render_template(
+        "competitions/competition_standings.html", printed=datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"), **ctx
+    )
 
 
 @bp.app_template_global()
