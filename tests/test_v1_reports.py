@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import tinyhtml5
@@ -80,3 +83,48 @@ def test_V1_11_2_a_2_0_report_names_2_0_and_keeps_its_notes(client: FlaskClient,
     assert data["match"]["rules"]["rule_set"] == "2.0" and data["result"]["decided_by"] is None
     en = _report(client, match, lang="en").get_data(as_text=True)
     assert _text_of(en, "rule_set") == "2.0" and "rule 13.1" in en and 'data-field="draw"' not in en
+
+
+V1_CAUGHT = "Touched: over 2 steps / pass not backwards"
+V1_CAUGHT_ZH = "被触碰违例（超过两步/未向后传球）"
+
+
+def _caught(client: FlaskClient, clock: FakeClock, rule_set: str) -> MatchDriver:
+    """A touched carrier called once (violation kind ``caught``), in a match of ``rule_set``."""
+    body = demo_request()
+    body["rules"] = {**body.get("rules", {}), "rule_set": rule_set}
+    match = MatchDriver(client, clock, body)
+    match.kickoff("home")
+    match.take()
+    match.post({"type": "violation", "kind": "caught", "team": "home", "player": 4, "spot": {"x": 20, "y": 12.5}})
+    return match
+
+
+def _pdf_text(data: bytes, tmp_path: Path) -> str:
+    assert shutil.which("pdftotext"), "poppler-utils is required: scripts/ensure-system-deps.sh installs it"
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(data)
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, check=True).stdout
+    return " ".join(out.decode("utf-8").split())  # a long label may wrap in the PDF's table
+
+
+def test_V1_D16_the_report_words_the_caught_call_in_1_0s_words(client: FlaskClient, clock: FakeClock, tmp_path: Path) -> None:
+    """V1-D16: the call keeps 2.0's name (``caught``) with 1.0's label, in the timeline (HTML, PDF) and in
+    the violations by kind (HTML's table, the CSV's column)."""
+    match = _caught(client, clock, "1.0")
+    item = next(t for t in _report(client, match, ".json").get_json()["timeline"] if t["type"] == "violation")
+    assert V1_CAUGHT in item["text"]["en"] and V1_CAUGHT_ZH in item["text"]["zh"], item["text"]
+    for lang, words, not_words in (("en", V1_CAUGHT, "caught-player violation"), ("zh", V1_CAUGHT_ZH, "被捕违例")):
+        page = _report(client, match, lang=lang).get_data(as_text=True)
+        assert words in _text_of(page, "violation", "data-type"), lang  # the timeline's row
+        assert not_words not in page, lang
+        pdf = _pdf_text(_report(client, match, ".pdf", lang=lang).data, tmp_path)
+        assert words in pdf and not_words not in pdf, lang
+        head = next(csv.reader(io.StringIO(_report(client, match, ".csv", lang=lang).get_data(as_text=True).lstrip("\ufeff"))))
+        assert any(words in cell for cell in head) and not any(not_words in cell for cell in head), head
+
+
+def test_V1_D16_a_2_0_report_keeps_the_caught_player_violation(client: FlaskClient, clock: FakeClock) -> None:
+    match = _caught(client, clock, "2.0")
+    page = _report(client, match, lang="en").get_data(as_text=True)
+    assert "caught-player violation" in page and V1_CAUGHT not in page

@@ -18,6 +18,7 @@ from qalisball.web.i18n import Npc_
 
 from ..rules import catalogue
 from ..rules.catalogue import MISCONDUCT_CODES
+from ..rules.state import BOOKS
 
 LANGS = ("en", "zh")
 
@@ -251,14 +252,26 @@ def spot_words(spot: dict[str, Any]) -> str:
     return f"({metres(spot['x'])}, {metres(spot['y'])})"
 
 
-def label(key: str, lang: str | None = None) -> str:
-    """One label: both languages side by side, or the one ``lang`` asks for."""
-    en, zh = pair(key)
+def label(key: str, lang: str | None = None, rule_set: str = "2.0") -> str:
+    """One label: both languages side by side, or the one ``lang`` asks for; a call in the words of the
+    match's rule book (``rule_set``, V1-D16)."""
+    en, zh = pair(key, rule_set)
     return pick(en, zh, lang)
 
 
-def pair(key: str) -> tuple[str, str]:
-    """A label's English and Chinese: the report's own wording, else the event catalogue's label."""
+def book_label(key: str, rule_set: str) -> str | None:
+    """The label (an ``N_`` message id) a rule book gives a call in its own words, or None: 1.0 keeps
+    2.0's call names and words some of them its own way (V1-D16: the touched carrier, V1-7)."""
+    book = BOOKS.get(rule_set)  # type: ignore[call-overload]
+    return book.labels.get(key) if book is not None else None
+
+
+def pair(key: str, rule_set: str = "2.0") -> tuple[str, str]:
+    """A label's English and Chinese: the rule book's wording of a call (V1-D16), else the report's own
+    wording, else the event catalogue's label."""
+    own = book_label(key, rule_set)
+    if own is not None:
+        return own, i18n.zh(own)
     if key in LABELS:
         return LABELS[key]
     en = catalogue.violation_label(key)

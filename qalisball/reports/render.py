@@ -79,7 +79,7 @@ def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False)
         "reports/report.html",
         r=_drawable_signatures(report),
         lang=lang,
-        L=lambda key: label(key, lang),
+        L=lambda key: label(key, lang, _rule_set(report)),
         T=lambda pair: text(pair, lang),
         P=lambda en, zh: pick(en, zh, lang),
         css=Markup(_css()),
@@ -91,6 +91,11 @@ def html(report: dict[str, Any], lang: str | None = None, for_pdf: bool = False)
         timeline_rows=_timeline_rows(report, lang),
         timeline_legend=_timeline_legend(lang),
     )
+
+
+def _rule_set(report: dict[str, Any]) -> str:
+    """The match's rule book, whose words the report's labels take (V1-D16); a report without one is 2.0's."""
+    return str((report["match"].get("rules") or {}).get("rule_set") or "2.0")
 
 
 def _drawable_signatures(report: dict[str, Any]) -> dict[str, Any]:
@@ -330,7 +335,7 @@ def csv_text(report: dict[str, Any], lang: str | None = None) -> str:
     w = csv_writer(out)
     head = [label(k, lang) for _, k in CSV_HEAD]
     head[0] = pick("Side", "主/客", lang)
-    head += [f"{label('violations', lang)}: {label(k, lang)}" for k in VIOLATION_KINDS]
+    head += [f"{label('violations', lang)}: {label(k, lang, _rule_set(report))}" for k in VIOLATION_KINDS]
     head += [label(k, lang) for _, k in CSV_TAIL]
     match_head, match_cells = _match_cells(report, lang)
     w.writerow([*match_head, *head])

@@ -14,7 +14,7 @@ from qalisball.storage.store import LogEntry
 from ..rules.common import TEAMS, other_team
 from ..rules.rulings import RestartTaken, SentOff, ShootoutKickTaken
 from ..rules.state import MatchSetup
-from .labels import LABELS, end_words, misconduct_label, pair
+from .labels import LABELS, book_label, end_words, misconduct_label, pair
 from .moments import Moment
 from .people import Names
 from .times import clock
@@ -93,8 +93,7 @@ def describe(st: Moment, names: Names, notes: Iterable[Detail] = ()) -> dict[str
         if f.get("direct"):
             details.append(("direct from the restart", "发球直接得分"))
     elif t == "violation":
-        k_en, k_zh = pair(f["kind"])
-        action, subject = (f"Violation, {k_en}", f"违例（{k_zh}）"), who
+        action, subject = violation_action(f["kind"], names.setup.rules.rule_set), who
     elif t == "foul":
         action, subject = ("Foul", "犯规"), who
         if f.get("on_official"):
@@ -150,6 +149,16 @@ def describe(st: Moment, names: Names, notes: Iterable[Detail] = ()) -> dict[str
     else:
         action, subject = (t, t), who
     return compose(action, subject, [*details, *notes])
+
+
+def violation_action(kind: str, rule_set: str) -> Pair:
+    """A violation's words: "Violation, ball grounded" / "违例（球落地）"; a call its rule book names in its
+    own words is that name alone (V1-D16: 1.0's "Touched: over 2 steps / pass not backwards", whose Chinese
+    already says 违例, so that it is not said twice)."""
+    if book_label(kind, rule_set) is not None:
+        return pair(kind, rule_set)
+    k_en, k_zh = pair(kind)
+    return (f"Violation, {k_en}", f"违例（{k_zh}）")
 
 
 def _match_day_words(e: LogEntry, names: Names) -> tuple[Pair, str, list[Detail]]:
@@ -243,8 +252,7 @@ def plain_text(e: LogEntry, setup: MatchSetup, names: Names) -> dict[str, str]:
     }
     details: list[Detail] = []
     if e.type == "violation":
-        k_en, k_zh = LABELS.get(f["kind"], (f["kind"], f["kind"]))
-        action: Pair = (f"Violation, {k_en}", f"违例（{k_zh}）")
+        action: Pair = violation_action(f["kind"], setup.rules.rule_set)
     elif e.type == "card":
         action = _CARD.get(f.get("color", ""), ("Card", "牌"))
         details.extend(reason_note(f))
