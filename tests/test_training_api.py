@@ -100,7 +100,9 @@ def test_issue24_D185_answers_are_graded_with_the_3m_move_and_the_rule(client: F
     wang = next(t for t in sheet["trainees"] if t["name"] == "Wang")
     assert wang["by_rule"]["10.8"] == [1, 1]
     rows = list(
-        csv.DictReader(io.StringIO(client.get(f"/api/training/{s['id']}/sheet.csv?code={s['code']}").get_data(as_text=True)))
+        csv.DictReader(
+            io.StringIO(client.get(f"/api/training/{s['id']}/sheet.csv?code={s['code']}").get_data(as_text=True).lstrip("\ufeff"))
+        )
     )
     assert {"trainee": "Wang", "rule": "10.8", "correct": "1", "answered": "1"} in rows
 

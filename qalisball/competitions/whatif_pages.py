@@ -73,15 +73,15 @@ def what_if(match_id: str) -> str:
     return render_template("competitions/whatif.html", m=m, page=page, protest=protest)
 
 
-@bp.get("/competitions/<comp_id>/protests/<protest_id>/report")
-def protest_report(comp_id: str, protest_id: str) -> str:
+@bp.get("/competitions/<comp_id>/protests/<pid>/report")
+def protest_report(comp_id: str, pid: str) -> str:
     """The protest, the committee's decision and, when it links a what-if, both columns (D188)."""
     comps = services.COMPETITIONS.find()
     try:
         c = comps.get(comp_id) if comps is not None else None
     except NotFound:
         c = None
-    p = next((x for x in c.protests if x.id == protest_id), None) if c is not None else None
+    p = next((x for x in c.protests if x.id == pid), None) if c is not None else None
     if c is None or p is None:
         abort(404)
     link = (p.decision or {}).get("what_if")

@@ -341,7 +341,7 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/training"): _page("The trainer's page", token=True),
         ("GET", "/training/join"): _page("The trainee's page"),
         ("GET", "/matches/<match_id>/what-if"): _page("The what-if page (organiser or the match's referee)", token=True),
-        ("GET", "/competitions/<comp_id>/protests/<protest_id>/report"): _page(
+        ("GET", "/competitions/<comp_id>/protests/<pid>/report"): _page(
             "A protest's report: the decision and both columns of the what-if it links"
         ),
         # Venue screens, images and logos (docs/api-extras.md)

@@ -6,7 +6,6 @@ body's ``code``), never a token. Checks in API.md's order: 401/403, 404, 400, 40
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -16,6 +15,7 @@ from marshmallow import Schema, ValidationError
 
 from qalisball.match.schemas import parse_event
 from qalisball.match.service import NotFound
+from qalisball.reports.render import csv_writer
 from qalisball.rules.catalogue import CORRECTABLE
 from qalisball.rules.common import TEAMS
 from qalisball.rules.field import Point
@@ -141,7 +141,8 @@ def sheet_csv(session_id: str) -> Response:
     """The sheet, one row per trainee and rule (and one per trainee for all rules, ``rule`` empty)."""
     s = _session(session_id, request.args.get("code"))
     out = io.StringIO()
-    w = csv.writer(out)
+    out.write("\ufeff")  # for spreadsheet programs, as every export of the app
+    w = csv_writer(out)  # the app's one CSV writer: a trainee named "=1+2" is text, never a formula (D51, D150)
     w.writerow(["trainee", "rule", "correct", "answered"])
     for t in training().sheet(s):
         w.writerow([t["name"], "", t["correct"], t["answered"]])

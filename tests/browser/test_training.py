@@ -81,6 +81,6 @@ def test_issue24_D190_two_trainees_follow_the_trainers_pace_and_the_trainer_sees
     expect(sheet.locator('tr[data-trainee="Wang Fang"] td.total')).to_have_text("0 / 1")
     expect(sheet.locator('tr[data-trainee="Li Hua"] [data-rule="8.3"]')).to_have_text("8.3: 1 / 1")
     href = trainer.locator("#csv").get_attribute("href")
-    rows = list(csv.DictReader(io.StringIO(server.http.get(server.base + str(href), timeout=10).text)))
+    rows = list(csv.DictReader(io.StringIO(server.http.get(server.base + str(href), timeout=10).content.decode("utf-8-sig"))))
     assert {"trainee": "Wang Fang", "rule": "8.2", "correct": "0", "answered": "1"} in rows
     assert {"trainee": "Li Hua", "rule": "", "correct": "2", "answered": "2"} in rows
