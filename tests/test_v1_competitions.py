@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import tinyhtml5
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -117,3 +118,57 @@ def test_V1_11_2_a_fresh_install_has_a_small_1_0_friendly_beside_the_2_0_demo(ap
     assert demo is not None and client.get(f"/api/matches/{demo.id}").get_json()["rule_set"] == "2.0"
     sets = [client.get(f"/api/matches/{m.id}").get_json()["rule_set"] for m in svc.matches.values()]
     assert sets.count("1.0") == 1 and sets.count("2.0") == 2
+
+
+# -- the pages (issue 22: "a competition chooses its rule set", "standings give draws their points") ----------
+
+
+def _tree(client: FlaskClient, url: str) -> Any:
+    r = client.get(url)
+    assert r.status_code == 200, url
+    return tinyhtml5.parse(r.get_data(as_text=True), namespace_html_elements=False)
+
+
+def _text(node: Any) -> str:
+    return " ".join("".join(node.itertext()).split())
+
+
+def test_V1_11_2_the_new_competition_form_offers_the_rule_book_and_the_points_for_a_draw(client: FlaskClient) -> None:
+    for lang, book, one_zero, draw in (
+        ("en", "Rule book", "1.0: a level match is a draw", "Draw"),
+        ("zh", "规则版本", "1.0：打平即为平局", "平局"),
+    ):
+        form = _tree(client, f"/competitions?lang={lang}").find(".//form[@data-form='competition']")
+        select = form.find(".//select[@name='rules.rule_set']")
+        assert [o.get("value") for o in select.iter("option")] == ["2.0", "1.0"]  # 2.0 first: the default
+        holder = next(n for n in form.iter("label") if select in list(n))
+        assert book in _text(holder) and one_zero in _text(select), lang
+        points = form.find(".//input[@name='points.draw']")
+        assert points is not None and points.get("value") == "1"  # V1-D2's default (Points.draw)
+        label = next(n for n in form.iter("label") if points in list(n.iter("input")))
+        assert label.get("data-rule-set") == "1.0" and draw in _text(label), lang  # shown when 1.0 is chosen
+
+
+def test_V1_D2_a_1_0_competitions_standings_show_the_draw_and_its_points(api: Api, client: FlaskClient) -> None:
+    ids, t = _six(api)
+    comp = _cup(api, ids[:4], points={"win": 3, "draw": 2, "loss": 0})["id"]
+    drawn = api.view(comp)["fixtures"][0]
+    api.play(api.match(comp, drawn["id"]), goals=["home"], second_half_goals=["away"])
+    for url in (f"/competitions/{comp}", f"/competitions/{comp}/standings"):
+        en = _tree(client, f"{url}?lang=en")
+        assert "Points: win 3, draw 2, loss 0" in _text(en), url
+        assert "shootout win" not in _text(en)
+        table = en.find(".//table[@data-group='A']")
+        assert "D" in [_text(th) for th in table.iter("th")] and "SW" not in [_text(th) for th in table.iter("th")]
+        row = table.find(f".//tr[@data-team='{t['A']}']")
+        assert _text(row.find(".//td[@data-stat='drawn']")) == "1" and _text(row.find(".//td[@class='num pts']")) == "2"
+        assert "积分：胜3分，平2分，负0分" in _text(_tree(client, f"{url}?lang=zh")), url
+
+
+def test_V1_D2_a_2_0_competitions_standings_keep_the_shootout_columns_and_legend(api: Api, client: FlaskClient) -> None:
+    ids, _ = _six(api)
+    body = {"name": "2.0 Cup", "format": "round_robin", "teams": ids[:2], "fields": [{"name": "F1"}], "starts_at": START}
+    comp = api.competition(body)["id"]
+    page = _tree(client, f"/competitions/{comp}/standings?lang=en")
+    assert "Points: win 3, shootout win 2, shootout loss 1, loss 0." in _text(page) and "draw" not in _text(page)
+    assert "SW" in [_text(th) for th in page.iter("th")] and page.find(".//td[@data-stat='drawn']") is None

@@ -65,11 +65,13 @@ var BODIES = {
       fields: fields,
       starts_at: withOffset(value(form, "starts_at")),
       slot_minutes: num(form, "slot_minutes"),
-      match: { starters: num(form, "starters") },
+      // SPEC §11.2: the rule book every fixture's match is played under.
+      match: { starters: num(form, "starters"), rules: { rule_set: value(form, "rules.rule_set") || "2.0" } },
       points: {
         win: num(form, "points.win"),
         shootout_win: num(form, "points.shootout_win"),
         shootout_loss: num(form, "points.shootout_loss"),
+        draw: num(form, "points.draw"), // a level 1.0 match (V1-D2)
         loss: num(form, "points.loss"),
       },
       discipline: { red_suspension_matches: num(form, "discipline.red_suspension_matches"), yellow_accumulation: yellow },
@@ -108,6 +110,15 @@ document.addEventListener("submit", function (ev) {
   if (body) send(form, kind, JSON.stringify(body), "application/json");
 });
 
+/* The points that count under the chosen rule book: 2.0's shootouts, 1.0's draws (V1-D2). */
+function showRuleSet(form) {
+  var chosen = value(form, "rules.rule_set") || "2.0";
+  form.querySelectorAll("[data-rule-set]").forEach(function (n) { n.hidden = n.getAttribute("data-rule-set") !== chosen; });
+}
+document.addEventListener("change", function (ev) {
+  if (ev.target.name === "rules.rule_set") showRuleSet(ev.target.form);
+});
+
 /* A part of the page fetched from the server (D159): a team's roster form when its card opens, the
    new-competition form's team checkboxes once the organiser is signed in. */
 function load(lazy) {
@@ -131,4 +142,5 @@ document.addEventListener("toggle", function (ev) {
 }, true); // "toggle" does not bubble: listen while it goes down
 
 signIn();
+document.querySelectorAll('form[data-form="competition"]').forEach(showRuleSet); // a browser may restore the choice
 if (organiser) document.querySelectorAll(".lazy[data-lazy]").forEach(function (n) { if (!n.closest("details")) load(n); });
