@@ -7,7 +7,9 @@ of a trainee to a question counts: the trainer's sheet is what each trainee answ
 
 from __future__ import annotations
 
+import logging
 import secrets
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +23,8 @@ from qalisball.rules.field import Point
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import MatchSetup
 from qalisball.training.store import TrainingStore
+
+log = logging.getLogger(__name__)
 
 # Codes are read off a screen and typed on a phone: no 0/O, 1/I.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -125,6 +129,15 @@ class TrainingService:
         self._load()
 
     def _load(self) -> None:
+        """Read the sessions and exercises; a damaged database (D42) leaves them empty rather than stop the
+        server (the match service already says the database cannot be read, on every screen)."""
+        try:
+            self._read()
+        except sqlite3.DatabaseError as exc:
+            self.sessions, self.exercises = {}, {}
+            log.error("the training sessions cannot be read: %s", exc)
+
+    def _read(self) -> None:
         for r in self.db.rows("training_sessions", order_by="created_at, id"):
             self.sessions[r["id"]] = Session(r["id"], r["code"], r["match_id"], r["rules"] or [], r["created_at"])
         for r in self.db.rows("training_exercises", order_by="created_at, id"):
