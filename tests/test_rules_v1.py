@@ -16,6 +16,7 @@ import pytest
 
 from qalisball.rules import v1
 from qalisball.rules.events import (
+    Attack,
     Card,
     Catch,
     ClockChange,
@@ -445,3 +446,22 @@ def test_V1_11_12_no_refusal_in_a_1_0_match_cites_a_number_1_0_does_not_have(mat
 def test_V1_11_12_a_2_0_match_cites_2_0(match_2_0: EngineMatch) -> None:
     live(match_2_0)
     assert not {r for r in _cited(match_2_0) if r.startswith("V1-")}
+
+
+def test_D195_the_citations_SPEC_11_12_leaves_out_12_and_13_1_and_11_3_have_1_0_names(match: EngineMatch) -> None:
+    """The engine raises 2.0's numbers and the match's book names them (Book.cite): 12.1 and 12.2 are
+    V1-D2's (no shootout), 13.1 V1-D15's (an attack is a statistic), 11.3 V1-D12's (injury); SPEC §11.12's
+    table does not list them."""
+    match.refused(Injury("home", 9), "V1-D12")  # on the bench: 11.3 in 2.0
+    live(match)
+    match.refused(Attack("away"), "V1-D15")  # the team without the ball: 13.1 in 2.0
+    assert [v1.BOOK_1_0.cite(r) for r in ("12.1", "12.2", "13.1", "11.3")] == ["V1-D2", "V1-D2", "V1-D15", "V1-D12"]
+    knockout = EngineMatch(demo_setup(rules=RuleSet(rule_set="1.0", shootout_on_draw=True)))
+    live(knockout)
+    knockout.refused(ShootoutStart("home", (("home", (1, 2, 3, 4)), ("away", (1, 2, 3, 4)))), "V1-D2")  # 12.1 in 2.0
+
+
+def test_D195_a_2_0_match_cites_the_same_refusals_by_2_0s_numbers(match_2_0: EngineMatch) -> None:
+    match_2_0.refused(Injury("home", 9), "11.3")
+    live(match_2_0)
+    match_2_0.refused(Attack("away"), "13.1")

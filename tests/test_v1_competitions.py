@@ -172,3 +172,44 @@ def test_V1_D2_a_2_0_competitions_standings_keep_the_shootout_columns_and_legend
     page = _tree(client, f"/competitions/{comp}/standings?lang=en")
     assert "Points: win 3, shootout win 2, shootout loss 1, loss 0." in _text(page) and "draw" not in _text(page)
     assert "SW" in [_text(th) for th in page.iter("th")] and page.find(".//td[@data-stat='drawn']") is None
+
+
+# -- the decisions issue 22 made where SPEC §11 is silent (docs/decisions.toml) ---------------------------
+
+
+def test_D191_V1_D2_a_draw_is_worth_1_point_unless_the_competition_says_otherwise(api: Api) -> None:
+    from qalisball.rules.competition.standings import Points
+
+    assert Points().draw == 1  # the rule core's default, as the API's (PointsSchema)
+    ids, _ = _six(api)
+    body = {"name": "Draw Cup", "format": "round_robin", "teams": ids[:2], "fields": [{"name": "F1"}], "starts_at": START}
+    comp = api.competition({**body, "match": V1_RULES})["id"]  # no points given
+    fixture = api.view(comp)["fixtures"][0]
+    api.play(api.match(comp, fixture["id"]), goals=["home"], second_half_goals=["away"])
+    rows = api.view(comp)["standings"]["all"]
+    assert [(r["drawn"], r["points"]) for r in rows] == [(1, 1), (1, 1)]
+
+
+def test_D192_V1_D2_a_1_0_competition_gives_shootout_on_draw_to_its_knockout_matches_only(api: Api, app: Flask) -> None:
+    ids, _ = _six(api)
+    # The competition may not set it itself: it would send a level group match to a shootout.
+    for rule_set in ("1.0", "2.0"):
+        body = {
+            "name": "Own shootouts",
+            "format": "knockout",
+            "teams": ids[:2],
+            "fields": [{"name": "F1"}],
+            "match": {"rules": {"rule_set": rule_set, "shootout_on_draw": True}},
+        }
+        assert "match.rules.shootout_on_draw" in api.refused("POST", "/api/competitions", body, 400, "invalid")["fields"]
+    comp = _cup(api, ids[:4])["id"]
+    fixtures = api.view(comp)["fixtures"]
+    group, final = fixtures[0], fixtures[-1]
+    assert (group["stage"], final["stage"]) == ("group", "final")
+    made = api.match(comp, group["id"])
+    setups = app.extensions["qalisball"].matches
+    assert setups[made["id"]].setup.rules.shootout_on_draw is False  # a level group match is a draw
+    api.play(made, goals=["home"])
+    api.play(api.match(comp, fixtures[1]["id"]), goals=["home"])
+    final = api.view(comp)["fixtures"][-1]
+    assert setups[api.match(comp, final["id"])["id"]].setup.rules.shootout_on_draw is True

@@ -128,3 +128,20 @@ def test_V1_D16_a_2_0_report_keeps_the_caught_player_violation(client: FlaskClie
     match = _caught(client, clock, "2.0")
     page = _report(client, match, lang="en").get_data(as_text=True)
     assert "caught-player violation" in page and V1_CAUGHT not in page
+
+
+def _notes(html: str) -> str:
+    """The report's notes: the list that says how the numbers are counted (its first note is the minutes')."""
+    root = tinyhtml5.parse(html, namespace_html_elements=False)
+    texts = (" ".join("".join(ul.itertext()).split()) for ul in root.iter("ul"))
+    (notes,) = [t for t in texts if t.startswith(("Minutes played", "出场分钟"))]
+    return notes
+
+
+def test_D193_a_1_0_reports_notes_cite_1_0_and_no_2_0_rule_it_lacks(client: FlaskClient, clock: FakeClock) -> None:
+    match = _v1_draw(client, clock)
+    en, zh = (_notes(_report(client, match, lang=lang).get_data(as_text=True)) for lang in ("en", "zh"))
+    for notes in (en, zh):
+        assert all(rule in notes for rule in ("V1-D2", "V1-D10", "V1-D15")), notes
+        assert "13.1" not in notes and "9.3" not in notes, notes
+    assert "rule book 1.0" in en and "1.0 版规则" in zh

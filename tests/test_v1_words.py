@@ -94,3 +94,13 @@ def test_V1_6_the_screens_say_moved_2_m(client: FlaskClient, clock: FakeClock) -
     html = text(get(client, f"/matches/{match.id}/scoreboard", "en"))
     assert "moved 2 m out of the area (V1-6)" in html
     assert page_data(html)["strings"]["moved_3m"] == "moved 2 m out of the area (V1-6)"
+
+
+def test_D194_1_0s_titles_have_their_own_context_the_same_english_is_each_books_own_chinese(app: Flask) -> None:
+    """The English "The field" is 2.0's chapter 2 (球场) and 1.0's V1-1 (比赛场地): one English, two Chinese,
+    so 1.0's titles are looked up under msgctxt "rule book 1.0", never 2.0's "rule book"."""
+    assert str(rulebook.V1["V1-1"]) == str(rulebook.RULES["2"]) == "The field"
+    with app.app_context():
+        assert (rulebook.title("2", "zh"), rulebook.title("V1-1", "zh")) == ("球场", "比赛场地")
+    for rule, english in v1.TITLES.items():
+        assert re.search(r"[\u4e00-\u9fff]", in_language("zh", english, rulebook.RULE_BOOK_1_0)), rule

@@ -142,4 +142,9 @@ DECISION_TITLES: dict[str, str] = {
     "D188": Np_("rule book", "The committee's decision keeps the what-if it looked at; the protest report replays it"),
     "D189": Np_("rule book", "Exercises are JSON: a title and calls; the engine gives the answer"),
     "D190": Np_("rule book", "The trainer's pace: everyone following is moved to the trainer's call"),
+    "D191": Np_("rule book", "A draw is worth 1 point unless the competition says otherwise"),
+    "D192": Np_("rule book", "A 1.0 competition's knockout matches go to the shootout when level; its group matches are draws"),
+    "D193": Np_("rule book", "A 1.0 match's report: its rule book, its draw, and notes and words of 1.0"),
+    "D194": Np_("rule book", "Rule book 1.0's titles have a message context of their own"),
+    "D195": Np_("rule book", "The citations SPEC §11.12 does not map: 12 is V1-D2, 13.1 is V1-D15, 11.3 is V1-D12"),
 }
