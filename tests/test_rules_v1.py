@@ -465,3 +465,57 @@ def test_D195_a_2_0_match_cites_the_same_refusals_by_2_0s_numbers(match_2_0: Eng
     match_2_0.refused(Injury("home", 9), "11.3")
     live(match_2_0)
     match_2_0.refused(Attack("away"), "13.1")
+
+
+# -- the paragraphs and decisions no story above names (issue 22's "Done when": one per V1 id) --------------
+
+
+def test_V1_1_V1_D3_a_1_0_field_is_35_50_by_20_30_with_side_lines_and_2_0s_markings() -> None:
+    from qalisball.rules.field import Field
+
+    book = v1.BOOK_1_0
+    assert (book.length_m, book.width_m, book.side_lines_required) == ((35, 50), (20, 30), True)
+    # The smallest 1.0 field keeps 2.0's markings (V1-D3): the penalty spot 4.5 m out on the axis.
+    match = EngineMatch(demo_setup(field=Field(35, 20, True), rules=V1_0))
+    live(match)  # home defends x0
+    assert restart(call(match, "player_in_area", "home", player=3, spot=(1.0, 10.0))) == ("penalty", "away", 4.5, 10.0)
+
+
+@pytest.mark.parametrize(
+    ("catcher", "caught", "refused"),
+    [("MAN", "Woman", True), ("m", "W", True), ("男", "F", True), (" Male ", "female", True)]
+    + [("m", "x", False), (None, "f", False), ("w", "m", False), ("m", "m", False)],
+)
+def test_V1_D14_the_gender_words_are_read_case_insensitively_anything_else_is_no_check(
+    catcher: str | None, caught: str | None, refused: bool
+) -> None:
+    refusal = v1.mixed_catch_refusal(catcher, caught)
+    assert (refusal is not None) == refused
+    assert refusal is None or refusal.rule == "V1-9"
+
+
+def test_V1_D15_no_multiple_attack_opportunities_an_attack_is_a_statistic_and_an_error_loses_the_ball(
+    match: EngineMatch,
+) -> None:
+    assert v1.BOOK_1_0.multi_attack is False
+    live(match)
+    assert match.post(Attack("home"))["ball"] == "live"  # recorded, nothing forgiven later
+    s = call(match, "ball_grounded", "home", spot=(20.0, 12.5))
+    assert restart(s) == ("free_kick", "away", 20.0, 12.5)
+
+
+def test_V1_D16_the_call_keeps_its_2_0_name_with_1_0s_label_and_is_no_foul(match: EngineMatch) -> None:
+    assert v1.BOOK_1_0.label("caught", "Caught player") == "Touched: over 2 steps / pass not backwards"
+    assert v1.BOOK_1_0.label("ball_grounded", "Ball grounded") == "Ball grounded"  # the others keep 2.0's
+    live(match)
+    s = call(match, "caught", "home", player=4, spot=(20.0, 12.5))
+    assert s["teams"]["home"]["fouls"] == {}  # M8 counts foul events only
+    s = match.take()
+    s = match.post(Foul("away", 2, spot=(20.0, 12.5)))
+    assert s["teams"]["away"]["fouls"] == {"2": 1}
+
+
+def test_V1_D17_a_goal_is_the_same_event_for_a_pole_hit_or_knocked_down(match: EngineMatch) -> None:
+    assert {f.name for f in dataclasses.fields(Goal)} == {"team", "player", "direct"}  # no new field
+    live(match)
+    assert match.post(Goal("home", 2))["score"] == {"home": 1, "away": 0}
