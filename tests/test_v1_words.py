@@ -21,6 +21,7 @@ from qalisball.server.demo import demo_request
 from qalisball.web import rulebook
 from qalisball.web.i18n import in_language
 from tests.conftest import FakeClock, MatchDriver
+from tests.console_script import console_view
 from tests.test_pages import get, page_data, text
 
 
@@ -47,7 +48,7 @@ def test_V1_11_1_the_1_0_titles_are_the_catalogues_in_both_languages(app: Flask)
 def test_V1_D16_V1_D10_the_1_0_console_has_1_0_calls_words_and_field(client: FlaskClient, clock: FakeClock) -> None:
     match = _v1(client, clock)
     html = _console(client, match, "en")
-    data = page_data(html)
+    data = console_view(page_data(html))  # what the script builds from the embedded catalogue (issue 23)
     calls = {c["call"]: c for c in data["calls"]}
     assert "yellow" not in calls and "red" not in calls  # no card buttons (V1-D10)
     assert not [p for p in calls["foul"]["params"] if p["name"] in ("card", "reason")]
@@ -57,14 +58,14 @@ def test_V1_D16_V1_D10_the_1_0_console_has_1_0_calls_words_and_field(client: Fla
     assert data["rules"]["V1-D10"] == "No cards" and data["rules"]["V1-6"] == "Dead ball and set pieces"
     assert "corner" in data["strings"]["hint_end_line"] and "V1-D9" in data["strings"]["tap_field_foul"]
     assert html.count('class="corner-spot') == 4 and html.count('class="short-corner-spot') == 4
-    zh = page_data(_console(client, match, "zh"))
+    zh = console_view(page_data(_console(client, match, "zh")))
     assert zh["rules"]["V1-5"] == "禁区" and zh["vocab"]["restart"]["short_corner"] == "短角球"
     assert {c["call"]: c["label"] for c in zh["calls"]}["caught"] == "被触碰违例（超过两步/未向后传球）"
 
 
 def test_V1_11_2_a_2_0_console_is_unchanged(client: FlaskClient, match: MatchDriver) -> None:
     html = _console(client, match, "en")
-    data = page_data(html)
+    data = console_view(page_data(html))  # what the script builds from the embedded catalogue (issue 23)
     calls = {c["call"]: c for c in data["calls"]}
     assert "yellow" in calls and calls["caught"]["label"] == "Caught: 3 steps / 3 s"
     assert any(p["name"] == "card" for p in calls["foul"]["params"])

@@ -5,21 +5,30 @@ The same catalogue the console's call list, the schemas and the permission check
 rule; the misconduct and note codes (a closed list: a client sending its own code gets 400); the restart
 types with the rule that governs taking them. Each label is given as ``{"en", "zh"}`` so a client needs
 neither gettext nor a second request; a label's English is its message id.
+
+The console's page embeds this very answer (``catalogue_json``) and builds its calls, keys, rights, codes and
+labels from it (static/js/lib/catalogue.js): a console opened offline needs no request, and keeps no copy.
+For it each call also says whether the schema refuses it without a spot (``spot``), and each rule book what
+it words differently or leaves out (``rule_books``: V1-D10, V1-D16).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from flask import Blueprint, Response, jsonify
 from flask_babel import force_locale, gettext
 from flask_babel.speaklater import LazyString
+from marshmallow import ValidationError
 
+from qalisball.match.schemas import parse_event
 from qalisball.rules import catalogue
+from qalisball.rules.book import RestartType
 from qalisball.rules.catalogue import EventType, Param, Variant
 from qalisball.rules.engine import RESTART_RULE, RESTART_WORDS
-from qalisball.rules.book import RestartType
+from qalisball.rules.state import BOOKS
 from qalisball.web import i18n
 
 bp = Blueprint("catalogue_api", __name__, url_prefix="/api")
@@ -47,6 +56,31 @@ def _field(p: Param) -> dict[str, Any]:
     }
 
 
+Spot = Literal["required", "optional", "none"]
+
+
+@functools.cache
+def spot(event_type: str, variant: str | None) -> Spot:
+    """Whether a call carries a spot, and whether the schema refuses it without one: "required", "optional"
+    (the engine may still ask for one now: ``legal.spot``) or "none". The schema is asked, not copied."""
+    entry = catalogue.BY_TYPE[event_type]
+    if not any(p.kind == "spot" for p in entry.params):
+        return "none"
+    dummy = {"team": "home", "player": 1, "bool": False, "ms": 0, "text": "x", "seq": 1}
+    body: dict[str, Any] = {"type": entry.type}
+    if entry.variant_param:
+        body[entry.variant_param] = variant
+    for p in entry.params:
+        if p.required and p.name not in body:
+            body[p.name] = p.choices[0] if p.choices else dummy.get(p.kind)
+    try:
+        parse_event(body)
+    except ValidationError as err:
+        refused = "spot" in (err.messages if isinstance(err.messages, dict) else {})
+        return "required" if refused else "optional"
+    return "optional"
+
+
 def _variant(t: EventType, v: Variant) -> dict[str, Any]:
     return {
         "name": v.name,
@@ -55,6 +89,7 @@ def _variant(t: EventType, v: Variant) -> dict[str, Any]:
         # A variant may widen its type's "who" (an assistant calls a ball out): the union, as may_log reads it.
         "who": sorted(t.who | (v.who or frozenset())),
         "key": v.key,
+        "spot": spot(t.type, v.name),
     }
 
 
@@ -73,6 +108,8 @@ def _event(t: EventType, group: str) -> dict[str, Any]:
         "fields": [_field(p) for p in t.params],
         "variant_field": t.variant_param,
         "variants": [_variant(t, v) for v in t.variants],
+        # A call without variants says it here; a type with variants says it per variant.
+        "spot": None if t.variants else spot(t.type, None),
     }
 
 
@@ -86,6 +123,21 @@ def _restart(r: str) -> dict[str, Any]:
     default rule book (none for a type only another book has)."""
     word = i18n.RESTARTS.get(r) or RESTART_WORDS[r]  # type: ignore[index]
     return {"type": r, "label": labels(word), "rule": RESTART_RULE.get(r)}  # type: ignore[call-overload]
+
+
+# A card's fields on a foul (M7): a rule book without cards (V1-D10) asks for neither.
+_CARD_FIELDS = ("card", "reason")
+
+
+def _rule_book(rule_set: str) -> dict[str, Any]:
+    """What a rule book words differently (V1-D16: a call keeps its name, its label changes) and leaves out
+    (V1-D10: no card, and no card on a foul) of the catalogue, which is rule book 2.0's."""
+    book = BOOKS[rule_set]  # type: ignore[index]
+    return {
+        "labels": {call: labels(label) for call, label in book.labels.items()},
+        "without_types": [] if book.cards else ["card"],
+        "without_fields": [] if book.cards else list(_CARD_FIELDS),
+    }
 
 
 def catalogue_json() -> dict[str, Any]:
@@ -104,6 +156,7 @@ def catalogue_json() -> dict[str, Any]:
         # … and a note's code: the note field's own choices, so the list follows the schema if they ever part.
         "note_codes": _codes(note_code.choices),
         "restarts": [_restart(r) for r in get_args(RestartType)],
+        "rule_books": {rule_set: _rule_book(rule_set) for rule_set in BOOKS},
     }
 
 

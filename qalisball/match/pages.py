@@ -15,7 +15,6 @@ current. What the script needs is handed over once as JSON (``page-data``).
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,16 +23,14 @@ from urllib.parse import urlencode, urlsplit
 import qrcode
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext
-from marshmallow import ValidationError
 
 from qalisball.match import notice_words
+from qalisball.match.catalogue_api import catalogue_json
 from qalisball.match.engine_messages import ENGINE_MESSAGES
-from qalisball.match.schemas import parse_event
 from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
-from qalisball.rules.state import BOOKS
 from qalisball.web import i18n, rulebook, services
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
@@ -49,66 +46,46 @@ def _match(match_id: str) -> Match:
         abort(404)
 
 
-def console_calls(role: str, rule_set: str = "2.0") -> list[dict[str, Any]]:
-    """The console's calls (from the event catalogue) that ``role`` may make, labels in the page's language.
+def console_calls(role: str, rule_set: str = "2.0", cat: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The console's calls that ``role`` may make, labels in the page's language, in button order: built from
+    the catalogue answer the console's page embeds (``GET /api/catalogue``), exactly as the console's script
+    builds them from it (static/js/lib/catalogue.js ``callsFor``), for the buttons the page renders.
 
-    Each call also says what the console's call builder asks for: the event's fields (``params``, from
-    the catalogue, less the one that names the variant) and whether the schema refuses it without a
-    spot (``spot``: "required", "optional" or "none"). The match's rule book words the calls (V1-D16)
-    and leaves out what it does not have: a book without cards has no card buttons and no card on a
-    foul (V1-D10).
+    Each call also says what the call builder asks for: the event's fields (``params``, less the one that
+    names the variant) and whether the schema refuses it without a spot (``spot``). The match's rule book
+    words the calls (V1-D16) and leaves out what it does not have (V1-D10: no card, no card on a foul).
     """
-    book = BOOKS[rule_set]  # type: ignore[index]
+    cat = cat or catalogue_json()
+    lang = i18n.current_language()
+    book = cat["rule_books"][rule_set]
     out = []
-    for c in catalogue.console_calls():
-        if role not in c["who"] or (c["type"] == "card" and not book.cards):
+    for e in cat["events"]:
+        if e["group"] != "call" or e["type"] in book["without_types"]:
             continue
-        asks = _asks(c["type"], c["variant"])
-        if not book.cards:
-            asks = {**asks, "params": [p for p in asks["params"] if p["name"] not in _CARD_PARAMS]}
-        out.append({**c, "label": gettext(book.label(c["call"], c["label"])), **asks})
+        params = [f for f in e["fields"] if f["name"] != e["variant_field"] and f["name"] not in book["without_fields"]]
+        for v in e["variants"] or [None]:
+            src = v or e
+            if role not in src["who"]:
+                continue
+            call = v["name"] if v else e["type"]
+            out.append(
+                {
+                    "call": call,
+                    "type": e["type"],
+                    "param": e["variant_field"],
+                    "variant": v["name"] if v else None,
+                    "label": book["labels"].get(call, src["label"])[lang],
+                    "key": src["key"],
+                    "who": src["who"],
+                    "params": params,
+                    "spot": src["spot"],
+                }
+            )
     return out
 
 
-# A foul's card and the card's reason (M7): a book without cards (V1-D10) never asks for them.
-_CARD_PARAMS = ("card", "reason")
-
-
-@functools.cache
-def _asks(event_type: str, variant: str | None) -> dict[str, Any]:
-    entry = catalogue.BY_TYPE[event_type]
-    params = [
-        {
-            "name": p.name,
-            "kind": p.kind,
-            "required": p.required,
-            "nullable": p.nullable,
-            "choices": list(p.choices),
-            "default": p.default,
-        }
-        for p in entry.params
-        if p.name != entry.variant_param
-    ]
-    spot = "none"
-    if any(p["kind"] == "spot" for p in params):
-        spot = "required" if _schema_needs_spot(entry, variant) else "optional"
-    return {"params": params, "spot": spot}
-
-
-def _schema_needs_spot(entry: catalogue.EventType, variant: str | None) -> bool:
-    """Ask the schema (not a copy of its checks) whether this call is refused without a spot."""
-    dummy = {"team": "home", "player": 1, "bool": False, "ms": 0, "text": "x", "seq": 1}
-    body: dict[str, Any] = {"type": entry.type}
-    if entry.variant_param:
-        body[entry.variant_param] = variant
-    for p in entry.params:
-        if p.required and p.name not in body:
-            body[p.name] = p.choices[0] if p.choices else dummy.get(p.kind)
-    try:
-        parse_event(body)
-    except ValidationError as err:
-        return "spot" in (err.messages if isinstance(err.messages, dict) else {})
-    return False
+# The vocabulary's groups that are the catalogue's labels: a console reads them from its embedded catalogue.
+CATALOGUE_WORDS = ("event", "violation", "clock", "card", "role", "signer", "restart")
 
 
 def rule_messages() -> tuple[str, ...]:
@@ -426,18 +403,24 @@ def console(match_id: str) -> tuple[str, int] | str:
     role, token = held
     ctx = _common(m, official=True)
     rule_set = m.setup.rules.rule_set
-    calls = console_calls(role, rule_set)
+    # The event catalogue exactly as GET /api/catalogue answers it (issue 23): the script builds its calls, keys,
+    # rights, codes and labels from it (static/js/lib/catalogue.js) and keeps no copy; embedded, not fetched,
+    # so that a console reopened offline (D171) has it. The template's buttons are built from it too.
+    cat = catalogue_json()
+    calls = console_calls(role, rule_set, cat)
     allowed = list(dict.fromkeys("clock" if c["type"] == "clock" else c["call"] for c in calls))
     keys = {c["call"]: c["key"] for c in calls if c["key"] and c["type"] != "clock"}  # the clock's keys are the console's own
     lang = ctx["page"]["lang"]
-    # The match day's events (SPEC §9) this role may post (the catalogue's "who").
-    matchday = {t: catalogue.may_log(role, t) for t in ("roster", "amend", "insert", "note", "confirm", "sign")}
+    # The match day's events (SPEC §9) this role may post (the catalogue's "who"), for the template's forms.
+    who = {e["type"]: e["who"] for e in cat["events"]}
+    matchday = {t: role in who[t] for t in ("roster", "amend", "insert", "note", "confirm", "sign")}
+    # The catalogue's words (events, calls, roles, restarts…) come from the catalogue: the vocabulary keeps the rest.
+    ctx["page"]["vocab"] = {k: v for k, v in ctx["page"]["vocab"].items() if k not in CATALOGUE_WORDS}
     ctx["page"].update(
         role=role,
         csrf=csrf_for(token),  # the page never carries the token itself (D54)
-        allowed=allowed,
-        calls=calls,
-        keys=keys,
+        rule_set=rule_set,
+        catalogue=cat,
         rules=rulebook.titles(lang, rule_set),
         rule_templates=rule_templates(),
         half_ms=m.setup.rules.half_ms,
@@ -449,10 +432,9 @@ def console(match_id: str) -> tuple[str, int] | str:
         names={t: m.setup.team(t).name for t in TEAMS},
         multi_attack=m.data["rules"]["multi_attack"],
         rounds=m.setup.rules.shootout_rounds,
-        matchday=matchday,
-        # M6, D132: what Undo never offers: the sheet's own events, and the organiser's unless this is the organiser.
-        undo={"not_types": sorted(catalogue.NOT_UNDOABLE), "not_by": [] if role == "organiser" else ["organiser"]},
-        codes=[{"code": c.name, "label": gettext(c.label)} for c in catalogue.MISCONDUCT_CODES],
+        # M6, D132: Undo never offers the organiser's events unless this is the organiser (nor, from the
+        # catalogue, an event that is not undoable).
+        undo={"not_by": [] if role == "organiser" else ["organiser"]},
         officials=m.data.get("officials", {}),
     )
     field = field_svg(

@@ -12,7 +12,7 @@ import { $, esc, setHtml, setText, show } from "../lib/dom.js";
 import { mmss } from "../lib/clock.js";
 import { player, playerName } from "../lib/players.js";
 import { fmt } from "../lib/words.js";
-import { CALLS, D, T, TEAMS, V, other, rosterNumbers, teamName } from "./page.js";
+import { CALLS, CODES, T, TEAMS, V, other, rosterNumbers, teamName } from "./page.js";
 import { live, redraw, setCall } from "./state.js";
 import { cameOn, mayBeCarded, onlyTeam, reasonText, spotAsked, takerRequired, verdict } from "./legal.js";
 import { drawField } from "./field.js";
@@ -357,7 +357,7 @@ function drawReason() {
   const call = live.call;
   if (!asksReason()) { setHtml("b-reason", ""); return; }
   const chosen = call.reason && call.reason.code;
-  const codes = (D.codes || []).map((c) => btn(esc(c.label), { "data-code": c.code }, "toggle code" + (chosen === c.code ? " on" : ""))).join("");
+  const codes = CODES.map((c) => btn(esc(c.label), { "data-code": c.code }, "toggle code" + (chosen === c.code ? " on" : ""))).join("");
   let box = $("b-codes");
   if (!box) {
     setHtml("b-reason", '<span class="b-sub">' + esc(T.card_reason) + '</span><div class="b-codes" id="b-codes"></div>' +

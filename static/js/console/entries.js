@@ -3,7 +3,7 @@
 import { mmss } from "../lib/clock.js";
 import { player } from "../lib/players.js";
 import { fmt } from "../lib/words.js";
-import { CALLS, D, T, V, other, teamName } from "./page.js";
+import { CALLS, CODES, NOTE_CODES, T, V, VARIANT_FIELD, other, teamName } from "./page.js";
 import { live } from "./state.js";
 
 /* A call or log entry in words: "Goal, home #7 Li". `second`: this yellow is the player's second
@@ -53,7 +53,7 @@ export function entryTime(e) {
   return ms !== null && ms !== undefined ? mmss(ms) : "";
 }
 export function codeLabel(code) {
-  const c = (D.codes || []).find((x) => x.code === code);
+  const c = CODES.concat(NOTE_CODES).find((x) => x.code === code);
   return c ? c.label : code;
 }
 function reasonWords(r) { return [r.code ? codeLabel(r.code) : "", r.text || ""].filter(Boolean).join(T.colon); }
@@ -98,11 +98,10 @@ export function voidedWhat(seq) {
 // calls without fields (a half's start or end): void them instead.
 const NOT_HERE = new Set(["pause", "resume", "set", "shootout_start", "abandon", "period_start", "period_end"]);
 
-/* The console call that logs `e` (a violation's kind, a card's colour, else its type). */
+/* The console call that logs `e`: its variant (a violation's kind, a card's colour: the catalogue's
+ * variant field), else its type. */
 export function actionOf(e) {
-  if (e.type === "violation") return e.kind;
-  if (e.type === "card") return e.color;
-  if (e.type === "clock") return e.action;
-  return e.type;
+  const field = VARIANT_FIELD[e.type];
+  return field ? e[field] : e.type;
 }
 export function fixable(action) { return !NOT_HERE.has(action) && !!CALLS[action]; }

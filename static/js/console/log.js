@@ -4,7 +4,7 @@
 import { $, esc, setHtml, setText, show } from "../lib/dom.js";
 import { mmss } from "../lib/clock.js";
 import { fmt } from "../lib/words.js";
-import { CALLS, D, T, V, allowed, may } from "./page.js";
+import { CALLS, D, NOT_UNDOABLE, T, V, allowed, may } from "./page.js";
 import { appendEntry, live, setLog } from "./state.js";
 import { actionOf, describe, entryEvent, entryTime, fixable, isVoided, undoWhat, voidedWhat } from "./entries.js";
 import * as queue from "./queue.js";
@@ -47,7 +47,8 @@ const undoBtn = $("undo");
 
 /* M6, D132 (the engine's catalogue, handed over as page data): the score sheet's events and the
  * organiser's are never undone from a console; a locked match takes no void at all. */
-const UNDO = D.undo || { not_types: [], not_by: [] };
+// M6, D132: the catalogue says which types are never undone; the page, whose events (the organiser's).
+const UNDO = { not_types: NOT_UNDOABLE, not_by: (D.undo || {}).not_by || [] };
 function undoable(e) {
   return e.type !== "void" && e.voided_by === null && UNDO.not_types.indexOf(e.type) < 0 && UNDO.not_by.indexOf(e.by) < 0;
 }

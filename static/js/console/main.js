@@ -24,7 +24,7 @@ import { newer, sample, serverNow } from "../lib/clock.js";
 import { setRoster } from "../lib/players.js";
 import { connect } from "../lib/connection.js";
 import "../lib/offline.js";
-import { D, T, allowed, matchId } from "./page.js";
+import { D, KEYS as CALL_KEYS, T, allowed, matchId } from "./page.js";
 import { live, onRedraw, setServer, setView } from "./state.js";
 import * as queue from "./queue.js";
 import { forecast } from "./forecast.js";
@@ -109,7 +109,7 @@ document.querySelectorAll("[data-kick]").forEach((b) => {
 });
 
 const KEYS = {};
-Object.keys(D.keys).forEach((a) => { if (allowed.has(a)) KEYS[D.keys[a].toLowerCase()] = a; });
+Object.keys(CALL_KEYS).forEach((a) => { if (allowed.has(a)) KEYS[CALL_KEYS[a].toLowerCase()] = a; });
 document.addEventListener("keydown", (ev) => {
   const tag = (ev.target.tagName || "").toLowerCase();
   if (tag === "input" || tag === "select" || tag === "textarea") {

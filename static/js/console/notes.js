@@ -3,7 +3,7 @@
 import { $, esc, setHtml, setText, show } from "../lib/dom.js";
 import { player } from "../lib/players.js";
 import { fmt } from "../lib/words.js";
-import { D, T, TEAMS, rosterNumbers, teamName } from "./page.js";
+import { NOTE_CODES, T, TEAMS, rosterNumbers, teamName } from "./page.js";
 import { live } from "./state.js";
 import { describe, entryEvent, entryTime } from "./entries.js";
 import { submit } from "./calls.js";
@@ -42,7 +42,7 @@ function draw() {
   if (note.team) rosterNumbers(live.view.teams[note.team]).forEach((n) => sel.add(new Option(player(note.team, n), String(n))));
   sel.value = note.player === null ? "" : String(note.player);
   sel.disabled = !note.team;
-  setHtml("note-codes", (D.codes || []).map((c) => btn(c.label, { "data-note-code": c.code }, note.code === c.code)).join(""));
+  setHtml("note-codes", NOTE_CODES.map((c) => btn(c.label, { "data-note-code": c.code }, note.code === c.code)).join(""));
 }
 
 function save() {
