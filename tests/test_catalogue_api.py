@@ -10,8 +10,8 @@ from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
 from qalisball.rules import catalogue
-from qalisball.rules.engine import RESTART_RULE
 from qalisball.rules.book import RestartType
+from qalisball.rules.engine import RESTART_RULE
 from tests.conftest import MatchDriver
 from tests.test_openapi import ROOT
 
