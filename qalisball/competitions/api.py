@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
-from flask_babel import gettext
 from flask_socketio import SocketIO
 from marshmallow import Schema, ValidationError
 
@@ -21,7 +20,7 @@ from qalisball.competitions.service import Competition, CompetitionService, Conf
 from qalisball.live.rooms import JoinGate
 from qalisball.match.service import NotFound
 from qalisball.rules.errors import RuleViolation
-from qalisball.web import i18n, services
+from qalisball.web import refusal_words, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
 from qalisball.web.i18n import current_language
@@ -78,16 +77,7 @@ def _rule(exc: RuleViolation) -> tuple[Response, int]:
 
 def localised(exc: RuleViolation) -> str:
     """The refusal's template translated and filled in; phases, roles and card colours in words too."""
-    params: dict[str, object] = {}
-    for key, v in exc.params.items():
-        if key == "phase" and isinstance(v, str) and v in i18n.PHASES:
-            v = str(i18n.PHASES[v])
-        elif key == "role" and isinstance(v, str) and v in i18n.ROLES:
-            v = str(i18n.ROLES[v])
-        elif key == "reason" and isinstance(v, str):
-            v = gettext(v)
-        params[key] = v
-    return str(gettext(exc.template)).format(**params)
+    return refusal_words.refusal(exc)
 
 
 def _body() -> Any:

@@ -13,18 +13,16 @@ import dataclasses
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
-from flask_babel import gettext
 from marshmallow import ValidationError
 
 from qalisball.match.schemas import parse_event
 from qalisball.match.service import Match
 from qalisball.rules import whatif
-from qalisball.rules.common import TEAMS
 from qalisball.rules.competition.standings import MatchOutcome
 from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.state import MatchSetup, MatchState, Restart
 from qalisball.rules.view import public_state
-from qalisball.web import services
+from qalisball.web import refusal_words, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import is_organiser, request_token
 from qalisball.web.i18n import current_language
@@ -34,7 +32,6 @@ bp = Blueprint("whatif_api", __name__, url_prefix="/api")
 answer_api_errors(bp)
 MAX_CHANGES = 20
 # Refusal parameters that name a team (as the match API words them).
-_TEAM_PARAMS = frozenset({"team", "restarting", "winner", "due"})
 
 
 def init_app(app: Flask) -> None:
@@ -165,15 +162,4 @@ def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
 
 
 def _words(template: str, params: dict[str, object], setup: MatchSetup) -> str:
-    words: dict[str, object] = {}
-    for k, v in params.items():
-        if isinstance(v, RuleViolation):
-            v = f"{_words(v.template, v.params, setup)} ({v.rule})"
-        elif k in _TEAM_PARAMS and v in TEAMS:
-            v = setup.team(v).name  # type: ignore[arg-type]
-        words[k] = v
-    text = gettext(template) if current_language() != "en" else template
-    try:
-        return str(text).format(**words)
-    except (KeyError, IndexError):
-        return template.format(**params)
+    return refusal_words.render(template, params, setup)

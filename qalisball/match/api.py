@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from flask_babel import gettext
 from marshmallow import ValidationError
 
 from qalisball.match import devices
@@ -16,13 +15,12 @@ from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.match.service import Conflict, Forbidden, Match, NotFound
 from qalisball.match.validation_words import fields_answer
 from qalisball.rules.catalogue import ROLES
-from qalisball.rules.common import TEAMS
-from qalisball.rules.errors import N_, InvalidEvent, RuleViolation
+from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.state import MatchSetup
-from qalisball.web import services
+from qalisball.web import refusal_words, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import is_organiser, organiser_required, request_token
-from qalisball.web.i18n import EVENTS, current_language
+from qalisball.web.i18n import current_language
 from qalisball.web.strict_json import SIGNED_LIMIT, BadBody, read_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -140,13 +138,6 @@ def issue_token(match_id: str, role: str) -> tuple[Response, int]:
     return jsonify({"token": token}), 200
 
 
-# A refusal's params that name a team ("home"/"away"), an event type, or an English phrase of the
-# rule core marked with N_ (a phase, a restart, "a steal"): the Chinese message renders each in Chinese.
-TEAM_PARAMS = frozenset({"team", "restarting", "winner", "due"})
-EVENT_PARAMS = frozenset({"event", "event_type", "type"})
-PHRASE_PARAMS = frozenset({"phase", "what", "restart"})
-
-
 def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
     """409 ``rule``: ``message`` in the official's language (English as API.md; ``message_en`` when not)."""
     if current_language() == "en":
@@ -155,16 +146,5 @@ def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
 
 
 def localised_refusal(exc: RuleViolation, setup: MatchSetup) -> str:
-    """The refusal's template translated (Flask-Babel) and filled in, teams by their names."""
-    params: dict[str, object] = {}
-    for key, value in exc.params.items():
-        if isinstance(value, RuleViolation):  # a void's replay: the event it would make illegal
-            value = gettext(N_("{message} (rule {rule})")).format(message=localised_refusal(value, setup), rule=value.rule)
-        elif key in TEAM_PARAMS and value in TEAMS:
-            value = setup.team(value).name
-        elif key in EVENT_PARAMS and isinstance(value, str) and value in EVENTS:
-            value = str(EVENTS[value])
-        elif key in PHRASE_PARAMS and isinstance(value, str) and value:
-            value = gettext(value)
-        params[key] = value
-    return str(gettext(exc.template)).format(**params)
+    """The refusal's template translated and filled in, teams by their names (the one renderer)."""
+    return refusal_words.refusal(exc, setup)

@@ -31,7 +31,7 @@ from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
-from qalisball.web import i18n, rulebook, services
+from qalisball.web import i18n, refusal_words, rulebook, services
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
 from qalisball.web.guards import held_role, is_organiser, organiser_cookie, request_token, token_refused
@@ -186,22 +186,12 @@ def restart_why(state: dict[str, Any], m: Match) -> str:
     """Why the pending restart was given, in the page's language: the engine's template translated and
     filled in (teams by name, phrases translated), its rule, and the 3 m move (10.8) when there was one.
     The same as common.js's ``Q.whyText``, for the page's first render."""
-    from qalisball.match.api import EVENT_PARAMS, PHRASE_PARAMS, TEAM_PARAMS
-
     r = state.get("restart")
     if not r or not r.get("why") or state.get("time_up"):
         return ""
     why = r["why"]
-    params: dict[str, object] = {}
-    for key, value in why["params"].items():
-        if key in TEAM_PARAMS and value in TEAMS:
-            value = m.setup.team(value).name
-        elif key in EVENT_PARAMS and isinstance(value, str) and value in i18n.EVENTS:
-            value = str(i18n.EVENTS[value])
-        elif key in PHRASE_PARAMS and isinstance(value, str) and value:
-            value = gettext(value)
-        params[key] = value
-    text = str(i18n.SCREEN_JS["why_rule"]).format(reason=gettext(why["template"]).format(**params), rule=why["rule"])
+    reason = refusal_words.render(why["template"], why["params"], m.setup)
+    text = str(i18n.SCREEN_JS["why_rule"]).format(reason=reason, rule=why["rule"])
     if r.get("origin"):
         text += str(i18n.SCREEN_JS["why_sep"]) + i18n.screen_strings(m.setup.rules.rule_set)["moved_3m"]
     return text

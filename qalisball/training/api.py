@@ -10,20 +10,18 @@ import io
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
-from flask_babel import gettext
 from marshmallow import Schema, ValidationError
 
 from qalisball.match.schemas import parse_event
 from qalisball.match.service import NotFound
 from qalisball.reports.render import csv_writer
 from qalisball.rules.catalogue import CORRECTABLE
-from qalisball.rules.common import TEAMS
 from qalisball.rules.field import Point
 from qalisball.rules.state import MatchSetup
 from qalisball.rules.training import Answer, Grade, Question, grade
 from qalisball.training import schemas
 from qalisball.training.service import EXERCISE_SETUP, BadExercise, NotOver, Session, TrainingService, WrongCode
-from qalisball.web import rulebook, services
+from qalisball.web import refusal_words, rulebook, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
 from qalisball.web.i18n import current_language
@@ -271,9 +269,7 @@ def words(q: Question, setup: MatchSetup) -> str:
     """Why the engine ruled so, in the trainee's language, teams by their names."""
     if not q.template:
         return ""
-    params = {k: setup.team(v).name if k == "team" and v in TEAMS else v for k, v in q.params.items()}  # type: ignore[arg-type]
-    template = gettext(q.template) if current_language() != "en" else q.template
-    return str(template).format(**params)
+    return refusal_words.render(q.template, q.params, setup)
 
 
 def _parts(g: Grade) -> dict[str, Any]:
