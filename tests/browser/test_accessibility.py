@@ -327,6 +327,65 @@ def test_issue23_D182_every_call_is_reached_by_tab_or_its_key_with_a_visible_foc
     page.context.close()
 
 
+# The calls whose schema needs a spot, each made from the keys alone (D182): the call's key, the team, the
+# player's number and Enter, then the field: the first arrow shows the mark in the middle of the field
+# (20, 13 on the demo's 40 x 25 m), each arrow moves it 1 m (5 m with Shift), Enter sets the spot.
+SPOT_CALLS = [
+    # (call, its key, team key, player, the arrows (the first's direction shows the mark), the spot)
+    ("ball_out_side", "o", "h", 3, ["Shift+ArrowUp"] * 2 + ["ArrowUp"] * 4, {"x": 20, "y": -1}),
+    ("ball_out_end", "e", "a", 3, ["Shift+ArrowLeft"] * 4 + ["ArrowLeft"], {"x": -1, "y": 13}),
+    ("ball_grounded", "d", "h", 3, ["ArrowRight"], {"x": 21, "y": 13}),
+    ("ball_in_area", "b", "a", 3, ["Shift+ArrowLeft"] * 3 + ["ArrowLeft"] * 3, {"x": 2, "y": 13}),
+    ("player_in_area", "p", "h", 4, ["Shift+ArrowRight"] * 3 + ["ArrowRight"] * 3, {"x": 38, "y": 13}),
+    ("caught", "c", "h", 3, ["ArrowDown"], {"x": 20, "y": 14}),
+]
+
+
+def test_issue23_D182_calls_with_a_spot_and_the_logs_menu_from_the_keys_alone(browser: Browser, server: Server) -> None:
+    match_id, tokens = kicked_off(server)  # ball in play, home defends x = 0
+    page = _console_page(browser, server, f"/matches/{match_id}/referee?token={tokens['referee']}", "en")
+    for call, key, team, player, arrows, spot in SPOT_CALLS:
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        for k in (key, team, *str(player), "Enter", arrows[0].split("+")[-1]):
+            page.keyboard.press(k)
+        # The field waits for its spot: a stop of Tab, with the mark drawn where the keys put it.
+        expect(page.locator("#field-wrap svg.awaiting")).to_have_attribute("tabindex", "0")
+        expect(page.locator(".kb-cursor")).to_be_visible()
+        for k in arrows:
+            page.keyboard.press(k)
+        expect(page.locator(".kb-cursor-at")).to_have_text(f"{spot['x']} m, {spot['y']} m")
+        page.keyboard.press("Enter")
+        expect(page.locator("#builder")).to_be_hidden()
+        got = server.last_event(match_id, "violation")
+        assert (got["kind"], got["team"], got["player"], got["spot"]) == (call, {"h": "home", "a": "away"}[team], player, spot)
+        restart = server.state(match_id)["restart"]  # the restart it gave, taken (through the API) to play on
+        taken = server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": restart["team"], "player": 2})
+        page.locator(f'#log li[data-seq="{taken["seq"]}"]').wait_for()
+
+    # An event's menu from the keys: Tab reaches the log's entries (buttons), Enter opens the menu, Tab reaches
+    # its actions, Enter on "Correct" opens the call builder on that event.
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    for _ in range(300):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#log button.entry')"):
+            break
+    entry = page.locator("#log button.entry:focus")
+    expect(entry).to_have_attribute("aria-expanded", "false")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log button.entry:focus")).to_have_attribute("aria-expanded", "true")
+    expect(page.locator("#log li.open .entry-menu")).to_be_visible()
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('#log .entry-menu [data-fix=\"amend\"]')"):
+            break
+    assert page.evaluate("document.activeElement.getAttribute('data-fix')") == "amend"
+    assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    page.keyboard.press("Enter")
+    expect(page.locator("#builder")).to_be_visible()
+    page.keyboard.press("Escape")
+    page.context.close()
+
+
 # ---- D184: teams told apart by more than their colour ---------------------------------------------------------
 
 # HTML elements painted in a team's colour (background or a border), and the text of the nearest box around

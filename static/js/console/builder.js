@@ -560,10 +560,27 @@ if (svg) {
     pt.x = ev.clientX;
     pt.y = ev.clientY;
     const m = pt.matrixTransform(svg.getScreenCTM().inverse());
-    live.call.spot = { x: Math.round(m.x * 10) / 10, y: Math.round(m.y * 10) / 10 };
-    drawField(live.view, !!live.call && needsSpot());
-    tryComplete("spot");
+    markSpot({ x: Math.round(m.x * 10) / 10, y: Math.round(m.y * 10) / 10 });
   });
+}
+function markSpot(spot) {
+  live.call.spot = spot;
+  live.call.cursor = null;
+  drawField(live.view, !!live.call && needsSpot());
+  tryComplete("spot");
+}
+
+/* The field from the keyboard (D182): while the call waits for its spot, the arrows move a visible mark
+ * in 1 m steps (5 m with Shift), from the middle of the field at the first press, and Enter sets the spot
+ * there, as a tap would. The mark stays within the drawing (3 m beyond the lines: a ball out lands there). */
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+function awaitingSpot() { return !!live.call && needsSpot() && !live.call.spot; }
+function moveCursor(dx, dy) {
+  const f = live.view.field, call = live.call;
+  const at = call.cursor || { x: Math.round(f.length / 2), y: Math.round(f.width / 2) };
+  const clamp = (v, hi) => Math.min(Math.max(v, -3), hi + 3);
+  call.cursor = call.cursor ? { x: clamp(at.x + dx, f.length), y: clamp(at.y + dy, f.width) } : at;
+  drawField(live.view, true);
 }
 
 /* Setting the clock: typed as minutes:seconds. */
@@ -588,6 +605,13 @@ function setClock() {
 export function key(ev) {
   const call = live.call, k = ev.key;
   if (k === "Escape") { cancel(); return; }
+  if (ARROWS[k] && awaitingSpot()) {
+    ev.preventDefault();
+    const step = ev.shiftKey ? 5 : 1;
+    moveCursor(ARROWS[k][0] * step, ARROWS[k][1] * step);
+    return;
+  }
+  if (k === "Enter" && !call.digits && call.cursor && awaitingSpot()) { ev.preventDefault(); markSpot(call.cursor); return; }
   if ((k === "h" || k === "a") && teamParam()) { chooseTeam(k === "h" ? "home" : "away"); return; }
   if (/^\d$/.test(k)) { call.digits += k; drawBuilder(); return; }
   if (k === "Backspace") { call.digits = call.digits.slice(0, -1); drawBuilder(); return; }

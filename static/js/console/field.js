@@ -38,6 +38,16 @@ export function drawField(s, awaiting) {
   const call = live.call;
   if (call && call.spot) {
     overlay.appendChild(svgEl("circle", { cx: call.spot.x, cy: call.spot.y, r: 0.6, fill: "#ffeb3b", stroke: "#000", "stroke-width": 0.1 }));
+  } else if (call && call.cursor && awaiting) {
+    // D182: the keyboard's mark (builder.js: arrows move it, Enter sets the spot), with where it is in metres.
+    const c = call.cursor;
+    const mark = { stroke: "#ffeb3b", "stroke-width": 0.25, "paint-order": "stroke" };
+    overlay.appendChild(svgEl("circle", Object.assign({ cx: c.x, cy: c.y, r: 0.9, fill: "none", class: "kb-cursor" }, mark)));
+    overlay.appendChild(svgEl("path", Object.assign({ d: `M${c.x - 1.6} ${c.y}h3.2M${c.x} ${c.y - 1.6}v3.2` }, mark)));
+    overlay.appendChild(svgEl("text", { x: Math.min(Math.max(c.x, 3), L - 3), y: c.y > W - 3 ? c.y - 1.6 : c.y + 2.4, "text-anchor": "middle", "font-size": 1.3, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "kb-cursor-at" }, `${c.x} m, ${c.y} m`));
   }
   svg.classList.toggle("awaiting", !!awaiting);
+  // D182: while a call waits for its spot the field is a stop of Tab too (its prompt says what to mark).
+  svg.setAttribute("tabindex", awaiting ? "0" : "-1");
+  svg.setAttribute("aria-describedby", "prompt");
 }

@@ -111,10 +111,12 @@ export function drawLog() {
     const canVoid = allowed.has("void") && undoable(e) && !locked() && !live.revoked;
     const isArmed = armed && armed.seq === e.seq && armed.button !== undoBtn;
     const sy = secondSeqs.has(e.seq);
+    // D182: the entry is a button, so that its menu opens from the keyboard too (Tab, then Enter or Space).
     html += '<li class="' + (voided ? "voided" : "") + (sy ? " second-yellow" : "") + (openSeq === e.seq ? " open" : "") + '" value="' + e.seq + '" data-seq="' + e.seq + '">' +
+      '<button type="button" class="entry" aria-expanded="' + (openSeq === e.seq) + '">' +
       '<span class="t">' + entryTime(e) + "</span> " +
       '<span class="d">' + esc(describe(e, sy)) + "</span> " +
-      '<span class="by">' + esc(fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span>" +
+      '<span class="by">' + esc(fmt(T.by_role, { role: V.role[e.by] || e.by })) + "</span></button>" +
       (voided ? ' <span class="vd">' + esc(T.voided) + "</span>" : "") +
       (canVoid ? ' <button type="button" class="void-btn' + (isArmed ? " armed" : "") + '" data-void="' + e.seq + '">' + esc(isArmed ? T.tap_again_undo : T.void) + "</button>" : "") +
       (openSeq === e.seq ? menu(e) : "") +
@@ -188,6 +190,9 @@ $("log").addEventListener("click", (ev) => {
   if (ev.target.closest("[data-note-about]") && e) { openSeq = null; notes.open(e); drawLog(); return; }
   openSeq = openSeq === seq ? null : seq;
   drawLog();
+  // The log is drawn again: the keyboard's place stays on the entry (its menu follows it in Tab order).
+  const entry = $("log").querySelector('li[data-seq="' + seq + '"] button.entry');
+  if (entry && ev.detail === 0) entry.focus();
 });
 
 /* The server refused a call (its message is already in the page's language). */

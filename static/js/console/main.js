@@ -119,6 +119,8 @@ document.addEventListener("keydown", (ev) => {
     return;
   }
   if (document.querySelector("dialog[open]")) return; // a note or a signature is being written
+  // A log entry or its menu's button, focused: Enter and Space are that button's (D182), not a call's key.
+  if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest && ev.target.closest("#log button")) return;
   if (ev.ctrlKey || ev.metaKey) {
     if (ev.key === "z") { ev.preventDefault(); undo(); }
     return;
