@@ -25,18 +25,20 @@ AWAY_PLAYERS = [
 ]
 
 
-def demo_request() -> dict[str, Any]:
-    def team(name: str, color: str, names: list[str]) -> dict[str, Any]:
-        return {
-            "name": name,
-            "color": color,
-            "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
-            "starting": [1, 2, 3, 4, 5, 6],
-        }
-
+def _team(name: str, color: str, names: list[str], starters: int = 6) -> dict[str, Any]:
+    """A demo team: its players numbered from 1 in the order given, the first ``starters`` starting."""
     return {
-        "home": team("人大 Renmin", "#b71c1c", HOME_PLAYERS),
-        "away": team("Tsinghua 清华", "#4a148c", AWAY_PLAYERS),
+        "name": name,
+        "color": color,
+        "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
+        "starting": list(range(1, starters + 1)),
+    }
+
+
+def demo_request() -> dict[str, Any]:
+    return {
+        "home": _team("人大 Renmin", "#b71c1c", HOME_PLAYERS),
+        "away": _team("Tsinghua 清华", "#4a148c", AWAY_PLAYERS),
         "starters": 6,
         "field": {"length": 40, "width": 25, "side_lines": True},
         "venue": "Demo field 演示场地",
@@ -62,17 +64,9 @@ def demo_v1_request() -> dict[str, Any]:
     """A small friendly under rule book 1.0 (SPEC §11): a 36 × 22 m field with side lines (V1-1, V1-D3),
     five a side, two 10-minute halves; a level score at the end is a draw (V1-D2)."""
 
-    def team(name: str, color: str, names: list[str]) -> dict[str, Any]:
-        return {
-            "name": name,
-            "color": color,
-            "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
-            "starting": [1, 2, 3, 4, 5],
-        }
-
     return {
-        "home": team("北航 Beihang", "#006064", HOME_PLAYERS[:7]),
-        "away": team("贸大 UIBE", "#e65100", AWAY_PLAYERS[:7]),
+        "home": _team("北航 Beihang", "#006064", HOME_PLAYERS[:7], 5),
+        "away": _team("贸大 UIBE", "#e65100", AWAY_PLAYERS[:7], 5),
         "starters": 5,
         "field": {"length": 36, "width": 22, "side_lines": True},
         "rules": {"rule_set": "1.0", "half_minutes": 10, "halftime_minutes": 5},
@@ -184,17 +178,9 @@ FRIENDLY_LENGTH_MS = 2 * 30 * MINUTE + HALFTIME_MS
 
 
 def demo_friendly_request() -> dict[str, Any]:
-    def team(name: str, color: str, names: list[str]) -> dict[str, Any]:
-        return {
-            "name": name,
-            "color": color,
-            "players": [{"number": i + 1, "name": n} for i, n in enumerate(names)],
-            "starting": [1, 2, 3, 4, 5, 6],
-        }
-
     return {
-        "home": team("北大 Peking", "#880e4f", FRIENDLY_HOME),
-        "away": team("北师大 BNU", "#0d47a1", FRIENDLY_AWAY),
+        "home": _team("北大 Peking", "#880e4f", FRIENDLY_HOME),
+        "away": _team("北师大 BNU", "#0d47a1", FRIENDLY_AWAY),
         "starters": 6,
         "field": {"length": 40, "width": 25, "side_lines": True},
         "venue": "Demo friendly 演示友谊赛",
