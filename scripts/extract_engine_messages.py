@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,10 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.formatting import ruff_formatted  # noqa: E402
+
 MODULE = ROOT / "qalisball" / "match" / "engine_messages.py"
 RULES = "qalisball/rules/"
 
@@ -55,17 +58,7 @@ def engine_messages() -> list[str]:
 
 def render() -> str:
     lines = [f"    {json.dumps(m, ensure_ascii=False)}," for m in engine_messages()]
-    source = HEAD + "\n".join(lines) + "\n)\n"
-    ruff = Path(sys.executable).parent / "ruff"
-    done = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(MODULE), "-"],
-        input=source,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    return done.stdout
+    return ruff_formatted(HEAD + "\n".join(lines) + "\n)\n", MODULE)
 
 
 def main() -> int:

@@ -21,7 +21,6 @@ import argparse
 import io
 import json
 import re
-import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -29,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.formatting import ruff_formatted  # noqa: E402
+
 SOURCE = ROOT / "docs" / "decisions.toml"
 DOC = ROOT / "docs" / "decisions.md"
 TITLES_MODULE = ROOT / "qalisball" / "web" / "decision_titles.py"
@@ -138,21 +141,7 @@ DECISION_TITLES: dict[str, str] = {
 def render_titles_module(decisions: list[Decision]) -> str:
     context = json.dumps(CONTEXT)
     lines = [f"    {json.dumps(d.id)}: Np_({context}, {json.dumps(d.title_en, ensure_ascii=False)})," for d in decisions]
-    return _ruff_format(MODULE_HEAD + "\n".join(lines) + "\n}\n", TITLES_MODULE)
-
-
-def _ruff_format(source: str, path: Path) -> str:
-    """The module as ``ruff format`` writes it, so that `make lint` and the up-to-date test agree."""
-    ruff = Path(sys.executable).parent / "ruff"
-    done = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(path), "-"],
-        input=source,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    return done.stdout
+    return ruff_formatted(MODULE_HEAD + "\n".join(lines) + "\n}\n", TITLES_MODULE)
 
 
 # ---------------------------------------------------------------------------------------------
