@@ -272,3 +272,47 @@ def test_issue24_D190_the_trainer_moves_everyone_following_to_the_next_call(clie
     assert client.get(f"{url}?code=WRONG1").status_code == 401
     assert client.put(url, json={"n": 99}, headers=auth(ADMIN)).status_code == 404
     assert client.put(url, json={"n": None}, headers=auth(ADMIN)).get_json() == {"n": None}
+
+
+def test_issue24_D50_wrong_session_codes_are_throttled_per_address_like_tokens(
+    client: FlaskClient, match: MatchDriver, clock: Any
+) -> None:
+    """A session's code is a secret as a token is: 6 characters of 32 would fall to guessing unthrottled."""
+    played(match)
+    s = start(client, match.id)
+    guess = {"REMOTE_ADDR": "192.0.2.66"}
+    for i in range(5):
+        assert client.get(f"/api/training/join?code=WRNG{i:02d}", environ_base=guess).status_code == 401, i
+        assert client.get(f"/api/training/{s['id']}/questions?code=WRNG{i:02d}", environ_base=guess).status_code == 401
+    # Throttled: every code from that address, the right one too, in a body too, answers 429 before it is looked at.
+    r = client.get(f"/api/training/join?code={s['code']}", environ_base=guess)
+    assert r.status_code == 429 and r.get_json()["error"] == "too_many_requests" and int(r.headers["Retry-After"]) >= 1
+    assert client.get(f"/api/training/{s['id']}/sheet.csv?code={s['code']}", environ_base=guess).status_code == 429
+    body = {"code": s["code"], "trainee": "Li", "n": 1, "restart": {"type": "free_kick", "team": "home"}}
+    assert client.post(f"/api/training/{s['id']}/answers", json=body, environ_base=guess).status_code == 429
+    assert client.get(f"/api/training/{s['id']}/answers?code={s['code']}").get_json() == []  # nothing stored
+    # Another address, and the exercises (no code), are not affected; the bucket drains.
+    assert client.get(f"/api/training/join?code={s['code']}", environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200
+    assert client.get("/api/training/exercises", environ_base=guess).status_code == 200
+    clock.advance(60_000)
+    assert client.get(f"/api/training/join?code={s['code']}", environ_base=guess).status_code == 200
+
+
+@pytest.mark.parametrize("name", [" ", "\u3000", "\u200b", "\x00Li", "Li\u202e", "Li\nWang"])
+def test_issue24_D151_a_trainees_name_is_text_as_people_write_it(client: FlaskClient, match: MatchDriver, name: str) -> None:
+    played(match)
+    s = start(client, match.id)
+    body = {"code": s["code"], "trainee": name, "n": 1, "restart": {"type": "free_kick", "team": "home"}}
+    r = client.post(f"/api/training/{s['id']}/answers", json=body)
+    assert r.status_code == 400 and "trainee" in r.get_json()["fields"]
+    assert client.get(f"/api/training/{s['id']}/answers?code={s['code']}").get_json() == []
+
+
+def test_issue24_D151_an_exercises_title_and_event_types_are_read_strictly(client: FlaskClient) -> None:
+    for title in ("\x00x", "a\u202eb", " "):
+        r = client.post("/api/training/exercises", json={"title": title, "events": GROUNDED_NEAR_HOMES_AREA}, headers=auth(ADMIN))
+        assert r.status_code == 400 and "title" in r.get_json()["fields"], title
+    for kind in (["goal"], {"a": 1}, 7):
+        r = client.post("/api/training/exercises", json={"events": [{"type": kind}]}, headers=auth(ADMIN))
+        assert r.status_code == 400 and "events.0.type" in r.get_json()["fields"], kind
+    assert client.get("/api/training/exercises").get_json() == []

@@ -21,7 +21,7 @@ from qalisball.rules.state import MatchSetup
 from qalisball.rules.training import Answer, Grade, Question, grade
 from qalisball.training import schemas
 from qalisball.training.service import EXERCISE_SETUP, BadExercise, NotOver, Session, TrainingService, WrongCode
-from qalisball.web import refusal_words, rulebook, services
+from qalisball.web import hardening, refusal_words, rulebook, services
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
 from qalisball.web.i18n import current_language
@@ -65,7 +65,10 @@ def _load(schema: Schema, body: Any) -> dict[str, Any]:
 
 
 def _session(session_id: str, code: str | None) -> Session:
-    """The session, for the holder of its code: 401 before 404 (a wrong code learns nothing)."""
+    """The session, for the holder of its code: 401 before 404 (a wrong code learns nothing). A code is
+    throttled as a token is (D50): 429 while this address is, and a wrong one counts."""
+    if code:
+        hardening.secret_presented()
     svc = training()
     s = svc.sessions.get(session_id)
     if s is None:
@@ -93,7 +96,11 @@ def join() -> Response:
     code = request.args.get("code", "")
     if not code:
         raise WrongCode("the session's code is needed")
-    s = training().by_code(code)
+    hardening.secret_presented()  # D50: a code is guessed as a token is
+    try:
+        s = training().by_code(code)
+    except NotFound as exc:
+        raise WrongCode(str(exc)) from exc  # 401: a wrong code, counted by the throttle
     return jsonify({"id": s.id, "match": s.match_id, "rules": s.rules})
 
 
@@ -232,7 +239,7 @@ def answer_exercise(exercise_id: str) -> Response:
 
 def _exercise_event(i: int, body: dict[str, Any]) -> dict[str, Any]:
     """One event of an exercise, read exactly as a match's events endpoint reads it (400 naming it)."""
-    if body.get("type") not in CORRECTABLE:
+    if not isinstance(body.get("type"), str) or body["type"] not in CORRECTABLE:
         raise ApiError(400, "invalid", "an exercise is made of calls", fields={f"events.{i}.type": ["a call of the catalogue"]})
     try:
         parse_event(body)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from qalisball.match.schemas import Plain
+
 TEAMS = ("home", "away")
 
 
 class StartSchema(Schema):
     match = fields.String(required=True, validate=validate.Length(min=1, max=100))
     rules = fields.List(
-        fields.String(validate=validate.Length(min=1, max=20)), load_default=list, validate=validate.Length(max=50)
+        fields.String(validate=[validate.Length(min=1, max=20), Plain()]), load_default=list, validate=validate.Length(max=50)
     )
 
 
@@ -20,7 +22,7 @@ class TrainingSpotSchema(Schema):
 
 
 class RestartAnswerSchema(Schema):
-    type = fields.String(required=True, validate=validate.Length(min=1, max=30))
+    type = fields.String(required=True, validate=[validate.Length(min=1, max=30), Plain()])
     team = fields.String(required=True, allow_none=True, validate=validate.OneOf(TEAMS))
     spot = fields.Nested(TrainingSpotSchema, load_default=None, allow_none=True)
     points = fields.Integer(load_default=None, allow_none=True, validate=validate.OneOf((1, 2)))  # the shootout's (12.2)
@@ -28,7 +30,8 @@ class RestartAnswerSchema(Schema):
 
 class AnswerSchema(Schema):
     code = fields.String(required=True, validate=validate.Length(min=1, max=20))
-    trainee = fields.String(required=True, validate=validate.Length(min=1, max=60))
+    # Shown on the trainer's screen and in the sheet: text as people write it, never blank (D151).
+    trainee = fields.String(required=True, validate=[validate.Length(min=1, max=60), Plain(blank=False)])
     n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     restart = fields.Nested(RestartAnswerSchema, required=True)
     # Extra (docs/api-extras.md): a foul's card, null for none; graded only when given.
@@ -45,7 +48,7 @@ class ExerciseSchema(Schema):
     """A hand-written exercise, as stored and shared (D189): a title and the event bodies, as posted to a
     match's events; the question is "what now?" after the last one."""
 
-    title = fields.String(load_default="", validate=validate.Length(max=120))
+    title = fields.String(load_default="", validate=[validate.Length(max=120), Plain(blank=False, empty=True)])
     events = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=60))
 
 

@@ -9,6 +9,8 @@
 - Wrong tokens throttled per client address (D50): a leaky bucket of ``THROTTLE_BURST`` failures that
   drains one every ``THROTTLE_EVERY_MS``; while it is full every request from that address that carries
   a token answers 429 with ``Retry-After`` (before the token is looked at, so guessing learns nothing).
+  A secret other than a token (a training session's code, issue 24) counts as one once its route calls
+  ``secret_presented()``, before looking at it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(integrity_notices=integrity_notices, csp_nonce=csp_nonce)
     services.THROTTLE.install(app, Throttle())
     app.before_request(_refuse_while_throttled)
+    app.register_error_handler(Throttled, lambda exc: exc.response)
     app.after_request(_count_wrong_tokens)
     app.after_request(_security_headers)
 
@@ -148,9 +151,30 @@ class Throttle:
                 self._level.popitem(last=False)
 
 
+class Throttled(Exception):
+    """A secret presented while its address is throttled: answered with ``response`` (429)."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__("throttled")
+        self.response = response
+
+
+def secret_presented() -> None:
+    """A route is about to check a secret that is not a token (a training session's code, issue 24): it is
+    throttled as a token is (D50): refused with 429 while this address is throttled, before it is looked
+    at, and its route's 401 counts as a wrong guess."""
+    g.carried_secret = True
+    refused = _refuse_while_throttled()
+    if refused is not None:
+        raise Throttled(refused)
+
+
 def _carried_token() -> bool:
     """A token to guess with: a header's, a link's, a sign-in form's, or a cookie's that its CSRF token
-    unlocks (a client chooses the cookies it sends, so a guess can come as a cookie too: D50, D54)."""
+    unlocks (a client chooses the cookies it sends, so a guess can come as a cookie too: D50, D54); or
+    another secret its route presented (``secret_presented``)."""
+    if g.get("carried_secret"):
+        return True
     if request.headers.get("Authorization") or request.args.get("token"):
         return True
     if request.endpoint == "token_links.sign_in" and request.method == "POST":
