@@ -16,9 +16,10 @@ import pytest
 
 from qalisball.rules.events import Card, Foul, Goal, PeriodStart, ShootoutKick, ShootoutStart, Violation
 from qalisball.rules.field import Point
+from qalisball.rules.state import RuleSet
 from qalisball.rules.training import Answer, Question, exercise, grade, questions, score_sheet
 from tests.calls import live
-from tests.engine_driver import EngineMatch
+from tests.engine_driver import EngineMatch, demo_setup
 
 
 def only(m: EngineMatch, rules: tuple[str, ...] = ()) -> Question:
@@ -71,6 +72,31 @@ def test_issue24_10_8_the_3m_move_counts_the_calls_own_spot_is_wrong() -> None:
     assert grade(q, answer("free_kick", "home", 33.5, 12.5)).correct
     at_call = grade(q, answer("free_kick", "home", 35.0, 12.5))
     assert not at_call.correct and at_call.at_origin  # the trainee forgot the 3 m rule
+
+
+def test_V1_6_a_1_0_matchs_2m_move_is_cited_V1_6_never_2_0s_10_8() -> None:
+    """SPEC §11.1, §11.12: a 1.0 match never cites a 2.0 number; 10.8 (3 m) is V1-6 (2 m) there."""
+    m = EngineMatch(demo_setup(rules=RuleSet(rule_set="1.0")))
+    live(m, "home")
+    m.post(Violation("ball_grounded", "home", spot=(5.0, 12.5)))  # 1.5 m from home's area line: moved to 2 m
+    q = only(m)
+    assert q.expected.spot == Point(5.5, 12.5) and q.expected.origin == Point(5.0, 12.5)
+    assert q.rules == ("V1-6",)
+    assert only(m, ("V1-6",)) == q and questions(m.setup, m.log, ["10.8"]) == []
+    assert grade(q, answer("free_kick", "away", 5.5, 12.5)).correct
+
+
+def test_V1_D2_a_1_0_knockouts_shootout_question_cites_V1_D2() -> None:
+    m = EngineMatch(demo_setup(rules=RuleSet(rule_set="1.0", shootout_on_draw=True)))
+    m.kickoff("home", "x0")
+    m.run_out_half()
+    m.advance(600_000)
+    m.post(PeriodStart())
+    m.run_out_half()  # 0-0 in a knockout: the borrowed shootout (V1-D2)
+    m.post(ShootoutStart("home", (("home", (1, 2, 3, 4)), ("away", (1, 2, 3, 4)))))
+    (q,) = questions(m.setup, m.log)
+    assert q.rule == "V1-D2" and q.rules == ("V1-D2",)
+    assert grade(q, Answer("shootout_kick", "home", points=1)).correct
 
 
 def test_issue24_a_filter_keeps_only_the_calls_about_10_8() -> None:

@@ -51,6 +51,7 @@ class Book:
     # kept from both areas (1.0) or only the area of the team not taking the kick (2.0).
     free_kick_clearance: float = FREE_KICK_CLEARANCE
     clear_both_areas: bool = False
+    retreat_rule: str = "10.8"  # the rule a moved free kick cites (1.0: V1-6's 2 m, SPEC §11.12)
     # Restarts whose pending-restart foul is cited by the restart's own rule (10.4, 10.5), else D12.
     restart_fouls_cite_restart: tuple[RestartType, ...] = ("end_line", "side_line")
     # A foul by the team with the ball restarts where the ball was last touched, never beyond a line (D18).

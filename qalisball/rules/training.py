@@ -35,7 +35,6 @@ SHOOTOUT_CALLS = frozenset({"shootout_start", "shootout_kick"})
 CALL_FIELDS = ("type", "kind", "team", "player", "spot", "where")
 SHOOTOUT_RULE = "12.2"
 CARD_RULE = "9.3"
-MOVE_RULE = "10.8"
 CardColor = Literal["yellow", "red"]
 
 
@@ -125,7 +124,7 @@ def questions(setup: MatchSetup, log: Sequence[Row], rules: Sequence[str] = ()) 
     out: list[Question] = []
     n = 0
     for step in replay_steps(setup, log):
-        q = _question(step.entry, step.event.fields(), step.before, step.after, step.rulings, n + 1)
+        q = _question(setup, step.entry, step.event.fields(), step.before, step.after, step.rulings, n + 1)
         if q is None:
             continue
         n += 1
@@ -147,7 +146,7 @@ def exercise(setup: MatchSetup, events: Sequence[Mapping[str, Any]], start_ms: i
     last: Question | None = None
     for step in replay_steps(setup, rows):
         if step.entry.seq == len(rows):
-            last = _question(step.entry, step.event.fields(), step.before, step.after, step.rulings, 1)
+            last = _question(setup, step.entry, step.event.fields(), step.before, step.after, step.rulings, 1)
     if last is None:
         raise ValueError("the last event of an exercise must be a call after which the engine rules a restart")
     return last
@@ -187,9 +186,12 @@ def grade(q: Question, a: Answer) -> Grade:
     return Grade(type_ok and team_ok and spot_ok and card_ok, type_ok, team_ok, spot_ok, card_ok, distance, at_origin)
 
 
-def _question(entry: Row, fields: dict[str, Any], before: Any, after: Any, rulings: tuple[Any, ...], n: int) -> Question | None:
+def _question(
+    setup: MatchSetup, entry: Row, fields: dict[str, Any], before: Any, after: Any, rulings: tuple[Any, ...], n: int
+) -> Question | None:
+    book = setup.rules.book  # a 1.0 match cites 1.0 (SPEC §11.12): its 2 m move is V1-6, its shootout V1-D2
     if entry.type in SHOOTOUT_CALLS:
-        return _shootout_question(entry, fields, before, after, rulings, n)
+        return _shootout_question(entry, fields, before, after, rulings, n, book.cite(SHOOTOUT_RULE))
     if entry.type not in CALLS or after.restart is None:
         return None
     ruled = [r for r in rulings if isinstance(r, RestartAwarded | RestartStands)]
@@ -201,10 +203,11 @@ def _question(entry: Row, fields: dict[str, Any], before: Any, after: Any, rulin
     moved = next((m for m in rulings if isinstance(m, FreeKickMoved)), None)
     carded = any(isinstance(c, Cautioned | SentOff) for c in rulings)
     rules = [rule]
-    if moved is not None and MOVE_RULE not in rules:
-        rules.append(MOVE_RULE)
-    if carded and CARD_RULE not in rules:
-        rules.append(CARD_RULE)
+    move_rule, card_rule = book.retreat_rule, book.cite(CARD_RULE)
+    if moved is not None and move_rule not in rules:
+        rules.append(move_rule)
+    if carded and card_rule not in rules:
+        rules.append(card_rule)
     is_foul = entry.type == "foul"
     expected = Expected(
         r.type,
@@ -231,7 +234,7 @@ def _question(entry: Row, fields: dict[str, Any], before: Any, after: Any, rulin
 
 
 def _shootout_question(
-    entry: Row, fields: dict[str, Any], before: Any, after: Any, rulings: tuple[Any, ...], n: int
+    entry: Row, fields: dict[str, Any], before: Any, after: Any, rulings: tuple[Any, ...], n: int, rule: str
 ) -> Question | None:
     so = after.shootout
     if so is None:
@@ -257,10 +260,10 @@ def _shootout_question(
         entry.at_ms,
         call,
         expected,
-        SHOOTOUT_RULE,
+        rule,
         template,
         params,
-        (SHOOTOUT_RULE,),
+        (rule,),
         dict(before.score),
         False,
     )

@@ -90,6 +90,7 @@ BOOK_1_0 = Book(
     pass_only=("kickoff",),  # V1-3; every other set piece may score directly (V1-6)
     free_kick_clearance=2.0,  # V1-6
     clear_both_areas=True,  # V1-D7
+    retreat_rule=_SET_PIECES,  # SPEC §11.12: 10.8 (3 m) -> V1-6 (2 m); CITES' 10.8 is the penalty's (V1-5)
     restart_fouls_cite_restart=(),  # a foul by the restarting team is a set-piece breach (V1-D8)
     attacking_foul_at_last_touch=False,  # V1-D9
     return_after_goal_ms=None,  # V1-4: no 30-second return (V1-D15)
