@@ -464,3 +464,11 @@ def test_D37_a_renumbered_player_carries_the_new_number_everywhere_but_in_earlie
     assert 33 in home["on_field"] and home["yellow"] == [33] and home["renumbered"] == {"33": 3}
     assert "33" in home["fouls"] and "3" not in home["fouls"]
     assert foul_row.fields["player"] == 3 and match.log[-2] is foul_row
+
+
+def test_M6_D132_the_console_is_told_whose_events_it_may_not_undo() -> None:
+    from qalisball.rules.corrections import undo_barred_authors
+
+    assert undo_barred_authors("referee") == ["organiser"]
+    assert undo_barred_authors("scorer") == ["organiser"]
+    assert undo_barred_authors("organiser") == []

@@ -31,6 +31,7 @@ from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
+from qalisball.rules.corrections import undo_barred_authors
 from qalisball.web import i18n, refusal_words, rulebook, services
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
@@ -424,7 +425,7 @@ def console(match_id: str) -> tuple[str, int] | str:
         rounds=m.setup.rules.shootout_rounds,
         # M6, D132: Undo never offers the organiser's events unless this is the organiser (nor, from the
         # catalogue, an event that is not undoable).
-        undo={"not_by": [] if role == "organiser" else ["organiser"]},
+        undo={"not_by": undo_barred_authors(role)},
         officials=m.data.get("officials", {}),
     )
     field = field_svg(

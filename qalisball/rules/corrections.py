@@ -137,6 +137,11 @@ def _embed(row: R, body: Mapping[str, Any], at_ms: int | None, received_ms: int)
 _ORGANISER = "organiser"
 
 
+def undo_barred_authors(role: str) -> list[str]:
+    """M6, D132: whose events ``role`` may not void or amend (the console's Undo skips them)."""
+    return [] if role == _ORGANISER else [_ORGANISER]
+
+
 def check_correction(log: Iterable[R], event_type: str, fields: Mapping[str, Any], role: str | None = None) -> None:
     """D8, M3, M6: what a void or an amend sent by ``role`` may target (its existence is checked by the caller: 404)."""
     if event_type not in ("void", "amend"):
@@ -186,7 +191,7 @@ def _check_sheet_and_owner(target: Row, role: str | None) -> None:
             ),
             params,
         )
-    if role is not None and target.by == _ORGANISER and role != _ORGANISER:
+    if role is not None and target.by in undo_barred_authors(role):
         raise RuleViolation(
             "M6", N_("event {target} ({type}) was logged by the organiser: only the organiser may undo it"), params
         )
