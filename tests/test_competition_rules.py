@@ -702,3 +702,13 @@ def test_D75_a_fixture_moves_until_its_match_is_made_and_never_once_it_is_over()
     )
     assert _facts(phase="finished").over and _facts(forfeited=True).over and _facts(decided=True).over
     assert not _facts(phase="abandoned").over
+
+
+def test_V1_D2_a_1_0_knockout_fixtures_match_goes_to_a_shootout_when_level_a_group_match_stays_a_draw() -> None:
+    """C2 with V1-D2: a knockout fixture needs a winner; 1.0 has no shootout, so its knockout matches are
+    created with ``shootout_on_draw``; its group matches, and every 2.0 match, are not."""
+    assert fixture_rules.shootout_on_draw("1.0", "final")
+    assert fixture_rules.shootout_on_draw("1.0", "third_place")
+    assert not fixture_rules.shootout_on_draw("1.0", "group")
+    assert not fixture_rules.shootout_on_draw("2.0", "final")
+    assert not fixture_rules.shootout_on_draw("2.0", "group")

@@ -229,7 +229,7 @@ class FixturesAndResults(PlayerRecords):
         """The competition's match rules for this fixture. A knockout fixture needs a winner (C2): under
         rule book 1.0, which has no shootout, its match is created with ``shootout_on_draw`` (V1-D2)."""
         rules = dict(c.config["match"]["rules"])
-        if rules.get("rule_set") == "1.0" and f.stage != "group":
+        if fixture_rules.shootout_on_draw(rules.get("rule_set", "2.0"), f.stage):
             rules["shootout_on_draw"] = True
         return rules
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..errors import N_, RuleViolation
+from ..state import BOOKS
 from .schedule import Source
 
 
@@ -33,6 +34,14 @@ class FixtureFacts:
     def over(self) -> bool:
         """Played, forfeited or decided: its result no longer comes from a match still to play (D75)."""
         return self.decided or self.forfeited or self.phase == "finished"
+
+
+def shootout_on_draw(rule_set: str, stage: str) -> bool:
+    """C2 with V1-D2: a knockout fixture needs a winner. Under a rule book without a shootout (1.0), where a
+    level match is a draw, a knockout fixture's match is created with ``shootout_on_draw``; a group match
+    keeps its draws, and a rule book with a shootout (2.0) never needs it."""
+    book = BOOKS.get(rule_set)  # type: ignore[call-overload]
+    return book is not None and not book.shootout and stage != "group"
 
 
 def check_match_can_be_made(fx: FixtureFacts, home_source: Source, away_source: Source) -> None:
