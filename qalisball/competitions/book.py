@@ -37,7 +37,7 @@ VIEW_FRESH_MS = 1000
 class CachedView:
     """A competition's view as of one change (D155): ``data`` is shared, never to be changed by a caller."""
 
-    key: tuple[int, tuple[int, ...]]  # the service's write generation, each fixture's match seq
+    key: tuple[int, ...]  # each fixture's match seq (any write of the service drops every cached view)
     at: int  # server ms when built
     ticking: bool  # a fixture's match clock runs
     data: dict[str, Any]
@@ -73,10 +73,9 @@ class CompetitionBook:
         self._reports: dict[str, tuple[int, dict[str, Any]]] = {}  # final matches' statistics, by seq
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
-        # Every write bumps the generation; a cached view is valid for one generation and the seqs of
-        # its fixtures' matches (D155). Both are read and the view built under ``_lock``, which every
-        # write holds around its in-memory change and its store write, so no half-made change is cached.
-        self._generation = 0
+        # Every write drops the cached views; a cached view is valid until then, for the seqs of its
+        # fixtures' matches (D155). They are read and the view built under ``_lock``, which every write
+        # holds around its in-memory change and its store write, so no half-made change is cached.
         self._views: dict[str, CachedView] = {}
         self._load()
 
@@ -84,7 +83,7 @@ class CompetitionBook:
         self, changes: list[tuple[str, str, dict[str, Any]]], log_line: tuple[str | None, str, dict[str, Any]] | None = None
     ) -> None:
         """Store a change (``CompetitionStore.write``); every cached view is out of date from now on."""
-        self._generation += 1
+        self._views.clear()
         self.db.write(changes, log_line)
 
     def listen(self, listener: Listener) -> None:

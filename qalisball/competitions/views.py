@@ -54,7 +54,7 @@ class CompetitionViews(CompetitionBook):
         fixture's derived data; while a fixture's clock runs the view is rebuilt at most every VIEW_FRESH_MS.
         """
         with self._lock:
-            key = (self._generation, tuple(self._match_seq(f.match_id) for f in c.fixtures))
+            key = tuple(self._match_seq(f.match_id) for f in c.fixtures)
             now = self.clock()
             held = self._views.get(c.id)
             if held is not None and held.key == key and (not held.ticking or 0 <= now - held.at < VIEW_FRESH_MS):
