@@ -68,21 +68,24 @@ def test_V1_3_a_direct_kickoff_goal_is_refused_over_http(client: FlaskClient, cl
 
 
 @pytest.mark.parametrize(
-    ("change", "field"),
+    ("change", "field", "rule"),
     [
-        ({"field": {"length": 55, "width": 25}}, "field.length"),
-        ({"field": {"length": 34, "width": 25}}, "field.length"),
-        ({"field": {"length": 40, "width": 31}}, "field.width"),
-        ({"field": {"length": 40, "width": 25, "side_lines": False}}, "field.side_lines"),
-        ({"rules": {"rule_set": "1.0", "multi_attack": {"mode": "trailing"}}}, "rules.multi_attack.mode"),
+        ({"field": {"length": 55, "width": 25}}, "field.length", "V1-1"),
+        ({"field": {"length": 34, "width": 25}}, "field.length", "V1-1"),
+        ({"field": {"length": 40, "width": 31}}, "field.width", "V1-1"),
+        ({"field": {"length": 40, "width": 25, "side_lines": False}}, "field.side_lines", "V1-D3"),
+        ({"rules": {"rule_set": "1.0", "multi_attack": {"mode": "trailing"}}}, "rules.multi_attack.mode", "V1-D15"),
     ],
 )
-def test_V1_1_V1_D3_V1_D15_what_1_0_does_not_allow_is_a_400(client: FlaskClient, change: dict[str, Any], field: str) -> None:
+def test_V1_1_V1_D3_V1_D15_what_1_0_does_not_allow_is_a_400(
+    client: FlaskClient, change: dict[str, Any], field: str, rule: str
+) -> None:
     body = v1_request()
     body.update(copy.deepcopy(change))
     r = create(client, body)
     assert r.status_code == 400, r.get_json()
     assert field in r.get_json()["fields"], r.get_json()
+    assert f"({rule})" in r.get_json()["fields"][field][0], r.get_json()  # the refusal names its rule
 
 
 def test_V1_1_the_same_fields_are_fine_for_2_0(client: FlaskClient) -> None:
@@ -104,6 +107,7 @@ def test_V1_D2_shootout_on_draw_is_for_1_0_only(client: FlaskClient, clock: Fake
     body["rules"] = {"shootout_on_draw": True}
     r = create(client, body)
     assert r.status_code == 400 and "rules.shootout_on_draw" in r.get_json()["fields"]
+    assert "(V1-D2)" in r.get_json()["fields"]["rules.shootout_on_draw"][0]
     match = MatchDriver(client, clock, v1_request(shootout_on_draw=True, half_minutes=1))
     match.kickoff("home")
     match.run_out_half()

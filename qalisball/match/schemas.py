@@ -281,7 +281,8 @@ def rule_set_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str,
     """What a match's rule set does not allow in its other settings (SPEC §11.2, §11.3; 400 ``invalid``).
 
     The field's size and side lines (V1-1, V1-D3), multiple attack opportunities (V1-D15), and
-    ``shootout_on_draw``, which only 1.0 has (V1-D2). Keys are the request's dotted field names.
+    ``shootout_on_draw``, which only 1.0 has (V1-D2). Keys are the request's dotted field names; each
+    message names the rule it enforces, in the match's rule book (SPEC §11.12).
     """
     rule_set = rules.get("rule_set", "2.0")
     book = BOOKS.get(rule_set)
@@ -290,19 +291,23 @@ def rule_set_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str,
     problems: dict[str, list[str]] = {}
     (low, high), length = book.length_m, field.get("length")
     if length is not None and not low <= length <= high:
-        problems["field.length"] = [f"rule book {rule_set}: the length is {low:g}–{high:g} m"]
+        problems["field.length"] = [f"rule book {rule_set}: the length is {low:g}–{high:g} m ({book.cite('2.1')})"]
     wlow, whigh = book.width_m
     width = field.get("width")
     if width is not None and (width < wlow or (whigh is not None and width > whigh)):
         bounds = f"{wlow:g}–{whigh:g} m" if whigh is not None else f"at least {wlow:g} m"
-        problems["field.width"] = [f"rule book {rule_set}: the width is {bounds}"]
+        problems["field.width"] = [f"rule book {rule_set}: the width is {bounds} ({book.cite('2.1')})"]
     if book.side_lines_required and field.get("side_lines") is False:
-        problems["field.side_lines"] = [f"rule book {rule_set} restarts at the side lines: the field must have them"]
+        problems["field.side_lines"] = [f"rule book {rule_set} restarts at the side lines: the field must have them (V1-D3)"]
     mode = (rules.get("multi_attack") or {}).get("mode", "off")
     if not book.multi_attack and mode != "off":
-        problems["rules.multi_attack.mode"] = [f"rule book {rule_set} has no multiple attack opportunities: must be off"]
+        problems["rules.multi_attack.mode"] = [
+            f"rule book {rule_set} has no multiple attack opportunities: must be off ({book.cite('13.1')})"
+        ]
     if book.shootout and rules.get("shootout_on_draw"):
-        problems["rules.shootout_on_draw"] = [f"rule book {rule_set} always has a shootout: only a 1.0 match may set it"]
+        problems["rules.shootout_on_draw"] = [
+            f"rule book {rule_set} always has a shootout ({book.cite('3.2')}): only a 1.0 match may set it (V1-D2)"
+        ]
     return problems
 
 
