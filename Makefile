@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run run-cluster test lint bench system-deps clean messages decisions docs
+.PHONY: run run-cluster test lint bench bench-fanout bench-compare system-deps clean messages decisions docs
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -11,9 +11,12 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 # QALISBALL_WORKERS=N make run: the cluster below with N spectator processes. The documentation the app
-# serves under /docs is built on first use (a failed build only leaves /docs saying how to build it).
+# serves under /docs is built on first use, beside the server rather than before it (issue 27 item 10: the
+# build took 20-50 s of a fresh clone's first start): /docs says it is being built until the whole site is
+# moved into place; its output goes to $(DOCS_SITE).log (a failed build leaves /docs saying how to build it).
 run: $(STAMP)
-	@test -f $(DOCS_SITE)/index.html || $(MAKE) --no-print-directory docs || echo "make run: the documentation was not built (make docs)"
+	@test -f $(DOCS_SITE)/index.html || { mkdir -p $(dir $(DOCS_SITE)) && \
+		{ $(MAKE) --no-print-directory docs >$(DOCS_SITE).log 2>&1 || echo "make run: the documentation was not built (make docs; $(DOCS_SITE).log)"; } & }
 	@if [ -n "$(QALISBALL_WORKERS)" ] && [ "$(QALISBALL_WORKERS)" != "0" ]; then \
 		./scripts/ensure-system-deps.sh cluster && $(PY) -m qalisball.server.cluster; \
 	else $(PY) app.py; fi
@@ -48,16 +51,30 @@ decisions: $(STAMP)
 # The documentation site (issue 23): docs/ and mkdocs.yml -> instance/docs-site, served by the app under /docs.
 # --strict: a broken link or a page missing from the navigation fails the build (tests/test_docs_site.py runs it too).
 DOCS_SITE := instance/docs-site
+# Built into a folder of its own and moved into place whole, so /docs never serves a half-built site.
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(DOCS_SITE)
+	rm -rf $(DOCS_SITE).new
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(DOCS_SITE).new
+	rm -rf $(DOCS_SITE) && mv $(DOCS_SITE).new $(DOCS_SITE)
 
 bench: $(STAMP)
+	$(PY) bench/fanout_bench.py
 	$(PY) bench/engine_bench.py
 	$(PY) bench/broadcast_bench.py
 	$(PY) bench/report_bench.py
 	$(PY) bench/competition_bench.py
 	$(PY) bench/screens_bench.py
 	$(PY) bench/tap_latency.py
+
+# POST -> last spectator, the server as `make run` starts it against the bare-websockets floor (issue 29).
+# BENCH_ARGS="--n 1000 --rounds 3" for issue 29's configuration.
+bench-fanout: $(STAMP)
+	$(PY) bench/fanout_bench.py $(BENCH_ARGS)
+
+# The same, with BASE (any git ref) checked out under bench/.cache and served by turns in the same run.
+bench-compare: $(STAMP)
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git ref> [BENCH_ARGS='--n 1000 --rounds 3']"; exit 2; }
+	$(PY) bench/fanout_bench.py --base "$(BASE)" $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

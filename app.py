@@ -23,6 +23,8 @@ import sys  # noqa: E402
 from flask import Flask  # noqa: E402
 
 from qalisball import ConfigError, create_app  # noqa: E402
+from qalisball.match.service import MatchService  # noqa: E402
+from qalisball.server import collector  # noqa: E402
 from qalisball.server.demo import ensure_demo, ensure_demo_competition  # noqa: E402
 from qalisball.server.serving import handler_class, lan_address, startup_text  # noqa: E402
 
@@ -48,16 +50,24 @@ def main() -> None:
 
         writer = os.environ.get("QALISBALL_WRITER_URL")
         print(f"Qalisball Live spectator process on {host}:{port}, following {writer}", flush=True)
-        serve(create_follower_app(), host, port, os.environ.get("QALISBALL_ASYNC_MODE", "gevent"))
+        follower = create_follower_app()
+        collector.install()  # D260: a spectator process holds mostly connections; it keeps no match
+        collector.settle("start-up")
+        collector.start_janitor(lambda: True)
+        serve(follower, host, port, os.environ.get("QALISBALL_ASYNC_MODE", "gevent"))
         return
     try:
         app = create_app()
     except ConfigError as exc:  # a weak organiser token, for example: refuse to serve
         print(f"qalisball: {exc}", file=sys.stderr)
         sys.exit(2)
-    demo = ensure_demo(app.extensions["qalisball"])
+    matches = app.extensions["qalisball"]
+    demo = ensure_demo(matches)
     if demo is not None:  # an empty database: a demo competition too
         ensure_demo_competition(app.extensions["qalisball_competitions"])
+        collector.settle("demo data")  # a big load: frozen out of the collector too (D260)
+    # Cyclic garbage the freeze keeps (spectators gone) is reclaimed while no match is live (D260).
+    collector.start_janitor(lambda: not any_match_live(matches))
     shown = lan_address() if host in ("0.0.0.0", "::") else host
     base = app.config["PUBLIC_URL"] or f"http://{shown}:{port}"
     # Tokens only to a terminal, never into a log file (D48).
@@ -66,6 +76,11 @@ def main() -> None:
     )
     print(text, flush=True)
     serve(app, host, port, app.config["ASYNC_MODE"])
+
+
+def any_match_live(svc: MatchService) -> bool:
+    """A match in a half or a shootout: no long collector pause now (D260)."""
+    return any(m.state is not None and m.state.phase in ("first_half", "second_half", "shootout") for m in svc.matches.values())
 
 
 def serve(app: Flask, host: str, port: int, async_mode: str) -> None:

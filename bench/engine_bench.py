@@ -6,9 +6,11 @@
    restarts, steals, attacks, violations, fouls, goals, substitutions, clock changes, ...) are tried
    one after another and only those the engine accepts are kept (seeded, so every run plays the same
    match). Game time advances between accepted events so that the two halves fill the match.
-2. Times ``engine.apply`` over that match (events per second; ``apply`` copies the state every time,
-   and the copy alone), ``engine.replay`` of the whole log as the store's rows (what a restart or a void
-   costs), ``legal_calls`` per state (the consoles' states carry it, D90), and ``public_state`` + JSON.
+2. Times ``engine.decide`` over that match as the service calls it (with the log so far), by turns with the
+   ``check_references`` + M4 + ``engine.apply`` pairing it replaced (issue 28 item 2); ``engine.apply``
+   (events per second; ``apply`` copies the state every time, and the copy alone), ``engine.replay`` of
+   the whole log as the store's rows (what a restart or a void costs), ``legal_calls`` per state (the
+   consoles' states carry it, D90), and ``public_state`` + JSON.
 3. Posts the same events one by one through the Flask test client (schema, auth, rules, SQLite commit
    with WAL + synchronous=FULL on a real disk, empty-room Socket.IO emit): p50 / p99 per event, and the
    commit alone (``Store.append``) as part of it.
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -33,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from qalisball.match.schemas import MatchSchema  # noqa: E402
-from qalisball.rules import engine  # noqa: E402
+from qalisball.rules import corrections, engine  # noqa: E402
 from qalisball.rules.errors import InvalidEvent, RuleViolation  # noqa: E402
 from qalisball.rules.events import (  # noqa: E402
     Attack,
@@ -63,6 +66,13 @@ from tests.engine_driver import Row  # noqa: E402
 
 START_MS = 1_800_000_000_000
 Entry = tuple[int, Event, int]  # (seq, event, server ms)
+
+
+@dataclasses.dataclass(frozen=True)
+class RuledRow(Row):
+    """A row with the rulings the store keeps with it (issue 28)."""
+
+    rulings: tuple[Any, ...] | None = None
 
 
 def log_rows(entries: list[Entry]) -> list[Row]:
@@ -283,6 +293,10 @@ def bench_engine(setup: MatchSetup, entries: list[Entry], repeat: int) -> dict[s
         for i, (st, now) in enumerate(states, 1):
             json.dumps(public_state(st, now, "m", i), ensure_ascii=False)
 
+    def spectators_all() -> None:  # what spectators get (D90): no legal
+        for i, (st, now) in enumerate(states, 1):
+            json.dumps(public_state(st, now, "m", i, legal=False), ensure_ascii=False)
+
     def legal_all() -> None:
         for st, now in states:
             legal_calls(st, now)
@@ -291,13 +305,49 @@ def bench_engine(setup: MatchSetup, entries: list[Entry], repeat: int) -> dict[s
         for st, _ in states:
             st.copy()
 
+    # Issue 28: the store's rows carry what was ruled on them; a start-up replay folds those (engine._fold).
+    ruled_rows = [RuledRow(*dataclasses.astuple(r), rulings=st.rulings) for r, (st, _) in zip(rows, states, strict=True)]
+    folded = engine.replay(setup, ruled_rows)
+    assert public_state(folded, entries[-1][2], "m", len(entries)) == public_state(final, entries[-1][2], "m", len(entries))
+
+    # Issue 28 item 2: the write path's road into the rules, as MatchService.submit takes it (the log so far
+    # given: M4's duplicate check, then the call), against the pairing it replaced, by turns in this run.
+    prefixes = [rows[:i] for i in range(len(rows))]
+
+    def paired_all() -> None:
+        s = initial_state(setup)
+        for i, (_, ev, now) in enumerate(entries):
+            engine.check_references(s, ev)
+            at_ms = engine.game_time(s, now)
+            corrections.duplicate_of(prefixes[i], "referee", ev.type, ev.fields(), at_ms)
+            s = engine.apply(s, ev, now)
+
+    def decide_all() -> None:
+        s = initial_state(setup)
+        for i, (_, ev, now) in enumerate(entries):
+            s = engine.decide(s, ev, now, log=prefixes[i], by="referee").state
+
+    roads: dict[str, list[float]] = {"paired": [], "decide": []}
+    for _ in range(repeat):
+        for name, fn in (("paired", paired_all), ("decide", decide_all)):
+            t0 = time.perf_counter()
+            fn()
+            roads[name].append(time.perf_counter() - t0)
+
     return {
+        "paired": (statistics.median(roads["paired"]), min(roads["paired"])),
+        "decide": (statistics.median(roads["decide"]), min(roads["decide"])),
         "apply": _best_of(repeat, apply_all),
         "copy": _best_of(repeat, copy_all),
         "replay": _best_of(repeat, lambda: engine.replay(setup, rows)),
+        "fold": _best_of(repeat, lambda: engine.replay(setup, ruled_rows)),
         "legal": _best_of(repeat, legal_all),
         "render": _best_of(repeat, render_all),
+        "spectators": _best_of(repeat, spectators_all),
     }
+
+
+SPECTATORS = 5  # Socket.IO test clients joined as API.md's spectators while the HTTP POSTs run
 
 
 def bench_http(request: dict[str, Any], entries: list[Entry]) -> dict[str, Any]:
@@ -318,19 +368,34 @@ def bench_http(request: dict[str, Any], entries: list[Entry]) -> dict[str, Any]:
         commits: list[float] = []
         append = store.append
 
-        def timed_append(entry: Any) -> Any:
+        def timed_append(entry: Any, *rest: Any, **named: Any) -> Any:
             t0 = time.perf_counter()
-            stored = append(entry)  # the entry as stored (with its place in the hash chain)
+            stored = append(entry, *rest, **named)  # the entry as stored (with its place in the hash chain)
             commits.append(time.perf_counter() - t0)
             return stored
 
         store.append = timed_append  # type: ignore[method-assign]
+        from qalisball import socketio
+        from qalisball.rules import view
+
+        legal_calls_made = [0]
+        real_legal = view.legal_calls
+
+        def counted_legal(*a: Any, **k: Any) -> Any:
+            legal_calls_made[0] += 1
+            return real_legal(*a, **k)
+
+        view.legal_calls = counted_legal  # type: ignore[assignment]
         client = app.test_client()
         r = client.post("/api/matches", json=request, headers={"Authorization": "Bearer bench-admin"})
         assert r.status_code == 201, r.get_json()
         match_id, token = r.get_json()["id"], r.get_json()["tokens"]["referee"]
         headers = {"Authorization": f"Bearer {token}"}
         url = f"/api/matches/{match_id}/events"
+        spectators = [socketio.test_client(app) for _ in range(SPECTATORS)]
+        for sp in spectators:
+            sp.emit("join", {"match": match_id})
+        legal_calls_made[0] = 0
         bodies = [(body_of(ev), now) for _, ev, now in entries]
         posts: list[float] = []
         t_all = time.perf_counter()
@@ -340,9 +405,14 @@ def bench_http(request: dict[str, Any], entries: list[Entry]) -> dict[str, Any]:
             r = client.post(url, json=body, headers=headers)
             posts.append(time.perf_counter() - t0)
             assert r.status_code == 201, (body, r.get_json())
+            if len(posts) % 100 == 0:
+                for sp in spectators:
+                    sp.get_received()
         total = time.perf_counter() - t_all
+        view.legal_calls = real_legal  # type: ignore[assignment]
         store.close()
-    return {"posts": posts, "commits": commits, "total": total, "synchronous": mode}
+    legal_per_post = legal_calls_made[0] / len(posts)
+    return {"posts": posts, "commits": commits, "total": total, "synchronous": mode, "legal_per_post": legal_per_post}
 
 
 def main() -> None:
@@ -370,9 +440,18 @@ def main() -> None:
         ("engine.apply (copy + rules), whole match", eng["apply"][0] * 1e3, "ms", f"{n / eng['apply'][0]:,.0f} events/s"),
         ("  per event", eng["apply"][0] / n * 1e6, "µs", f"best run {n / eng['apply'][1]:,.0f} events/s; goal >= 100,000/s"),
         ("  of which the state copy", eng["copy"][0] / n * 1e6, "µs", "MatchState.copy()"),
+        ("the write path's road: engine.decide", eng["decide"][0] * 1e3, "ms", f"{n / eng['decide'][0]:,.0f} events/s"),
+        ("  the pairing it replaced, same run", eng["paired"][0] * 1e3, "ms", f"{n / eng['paired'][0]:,.0f} events/s, by turns"),
         ("engine.replay of the whole log", eng["replay"][0] * 1e3, "ms", f"{n / eng['replay'][0]:,.0f} events/s; goal < 50 ms"),
+        ("engine.replay folding stored rulings", eng["fold"][0] * 1e3, "ms", f"{n / eng['fold'][0]:,.0f} events/s (issue 28)"),
         ("legal_calls, per state", eng["legal"][0] / n * 1e6, "µs", "goal < 1,000 µs"),
-        ("public_state + json.dumps, per event", eng["render"][0] / n * 1e6, "µs", "includes legal_calls"),
+        (
+            "public_state + json.dumps, per event",
+            eng["render"][0] / n * 1e6,
+            "µs",
+            "the officials' (and the answer's): includes legal_calls",
+        ),
+        ("  the spectators' (legal=False), per event", eng["spectators"][0] / n * 1e6, "µs", "what spectators get (D90)"),
     ]
     http = None if args.no_http else bench_http(request, entries)
     print(f"{'measurement':<44} {'value':>10}       notes")
@@ -390,6 +469,10 @@ def main() -> None:
         print(
             f"{'  of which SQLite commit, p50 / p99':<44} {_pct(commits, 50):>5.2f} / {_pct(commits, 99):<5.2f} ms  "
             f"WAL, synchronous={sync}, max {max(commits):.1f} ms"
+        )
+        print(
+            f"{'legal_calls per POST':<44} {http['legal_per_post']:>10.2f}       "
+            f"with {SPECTATORS} spectators joined: the referee's answer's only, none for the spectators"
         )
 
 

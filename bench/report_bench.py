@@ -59,6 +59,22 @@ FIGURES: list[tuple[str, float | None, str]] = [
 ]
 
 
+def _team(name: str, color: str, first: str) -> dict[str, Any]:
+    players = [{"number": i, "name": f"{first}{i} Player {i}"} for i in range(1, 11)]
+    return {"name": name, "color": color, "players": players, "starting": list(range(1, 7))}
+
+
+# The match both trees officiate, spelled here rather than imported: the demo's module moved
+# (qalisball.demo, then qalisball.server.demo), and the baseline must run whatever its layout.
+MATCH: dict[str, Any] = {
+    "home": _team("人大 Renmin", "#b71c1c", "张"),
+    "away": _team("Tsinghua 清华", "#4a148c", "李"),
+    "starters": 6,
+    "field": {"length": 40, "width": 25, "side_lines": True},
+    "venue": "Bench field",
+}
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1_800_000_000_000
@@ -71,11 +87,9 @@ class Officiate:
     """Posts a plausible stream of events, always legal, choosing each from the current state."""
 
     def __init__(self, client: Any, clock: Clock, events: int, seed: int = 7) -> None:
-        from qalisball.server.demo import demo_request
-
         self.client, self.clock, self.target = client, clock, events
         self.rng = random.Random(seed)
-        r = client.post("/api/matches", json=demo_request(), headers={"Authorization": f"Bearer {ADMIN}"})
+        r = client.post("/api/matches", json=MATCH, headers={"Authorization": f"Bearer {ADMIN}"})
         assert r.status_code == 201, r.get_json()
         self.id = r.get_json()["id"]
         self.tokens = r.get_json()["tokens"]

@@ -25,32 +25,49 @@ from typing import Any
 
 from qalisball.match.service import MatchService
 from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
+from qalisball.storage import engine, migrations
 from qalisball.storage.integrity import RECORDS, AckJournal, acks_path
-from qalisball.storage.store import LEDGER, DatabaseInUse, Store, acquire_writer, release_writer
+from qalisball.storage.store import LEDGER, DatabaseInUse, DatabaseUnavailable, Store, acquire_writer, release_writer
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_db() -> str:
-    return os.environ.get("QALISBALL_DB", str(ROOT / "instance" / "qalisball.db"))
+    """QALISBALL_DATABASE_URL (PostgreSQL, issue 32) when set, else QALISBALL_DB's SQLite file."""
+    return os.environ.get("QALISBALL_DATABASE_URL") or os.environ.get("QALISBALL_DB", str(ROOT / "instance" / "qalisball.db"))
 
 
 def check(db: str, use_acks: bool = True, out: object = None) -> bool:
     """Print the verdict on every match of ``db``; True when all are sound."""
     write = print if out is None else out  # type: ignore[assignment]
-    if not Path(db).exists():
+    postgres = engine.is_postgres(db)
+    if not postgres and not Path(db).exists():
         write(f"{db}: no such database")
         return False
-    store = Store(db, readonly=True)
+    try:
+        store = Store(db, readonly=True)
+    except DatabaseUnavailable as exc:
+        write(f"{engine.redacted(db)}: {exc}")
+        return False
+    name = engine.redacted(db)
     if not use_acks:
         store.acks = AckJournal(None)
     try:
-        version = store.schema_version if store.problem is None else 0
-        if store.problem is None and version < 2:
-            write(f"{db}: schema version {version} has no hash chain yet; start the server once to add it")
+        # What failed, said as it is (issue 33 item 10): records changed outside the server are not a damaged
+        # file; quick_check passed and the schema version is read as usual.
+        records_only = store.records is not None and store.problem is store.records.damage
+        sound_file = store.problem is None or records_only
+        version = store.schema_version if sound_file else 0
+        if sound_file and version < 2:
+            write(f"{name}: schema version {version} has no hash chain yet; start the server once to add it")
             return False
         svc = MatchService(store)
-        write(f"{db}: quick_check {'ok' if store.problem is None else 'FAILED'}, schema version {version}")
+        if sound_file and postgres:
+            write(f"{name}: PostgreSQL, schema version {version}")
+        elif sound_file:
+            write(f"{db}: quick_check ok, schema version {version}")
+        else:
+            write(f"{name}: the file cannot be trusted (quick_check FAILED or the database cannot be read)")
         ok = store.problem is None
         if store.problem is not None and (store.records is None or store.problem is not store.records.damage):
             write(f"DAMAGED  database  {store.problem.message}")
@@ -61,6 +78,12 @@ def check(db: str, use_acks: bool = True, out: object = None) -> bool:
             write(f"OK       records  changes 1–{records.proven}  head {records.head}")
         elif store.problem is None:
             write("NOTE     records  not sealed yet (a database from before issue 20): the server seals them when it next starts")
+        if records is not None and store.unsealed:
+            since = max(migrations.SEALED_FROM[t] for t in store.unsealed)
+            write(
+                f"NOTE     records  {', '.join(store.unsealed)} not sealed yet (a database from before schema version "
+                f"{since}): the server seals them as they are when it next starts"
+            )
         for m in svc.matches.values():
             names = f"{m.setup.home.name} – {m.setup.away.name}"
             # The records' damage is said once above; a match's line says what its own log proves.
@@ -70,6 +93,8 @@ def check(db: str, use_acks: bool = True, out: object = None) -> bool:
             else:
                 ok = False
                 write(f"DAMAGED  {m.id}  {names}  proven up to event {m.seq}: {damage.message}")
+            for seq, why in m.overruled:  # issue 28: kept as ruled, reported, never applied
+                write(f"NOTE     {m.id}  event {seq} stands as it was ruled; {why}")
         for match_id, damage in svc.lost.items():
             ok = False
             write(f"LOST     {match_id}  {damage.message}")
@@ -203,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m qalisball", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="check a database: quick_check, every match's hash chain, acknowledged events")
-    v.add_argument("db", nargs="?", default=None, help="the SQLite file (default: $QALISBALL_DB or instance/qalisball.db)")
+    where = "the SQLite file or a postgresql:// URL (default: $QALISBALL_DATABASE_URL, else $QALISBALL_DB, instance/qalisball.db)"
+    v.add_argument("db", nargs="?", default=None, help=where)
     b = sub.add_parser("backup", help="copy the database with SQLite's online backup API (safe while serving)")
     b.add_argument("dest", help="a file, or a folder to copy into")
     b.add_argument("--db", default=None)
@@ -213,9 +239,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "verify":
         return 0 if check(args.db or default_db()) else 1
+    if not _postgres_tools(args.command, args.db or default_db()):
+        return 2
     if args.command == "backup":
         return 0 if backup(args.dest, args.db or default_db()) else 1
     return 0 if restore(args.backup, args.db or default_db()) else 1
+
+
+def _postgres_tools(command: str, db: str) -> bool:
+    """``backup`` and ``restore`` of a PostgreSQL database are the engine's own tools (docs/deploy.md, D393)."""
+    if not engine.is_postgres(db):
+        return True
+    tool = "pg_dump --format=custom" if command == "backup" else "pg_restore --clean --if-exists (servers stopped)"
+    print(
+        f"qalisball: {command} of a PostgreSQL database ({engine.redacted(db)}) is done with {tool}, then "
+        '`python -m qalisball verify` (docs/deploy.md, "PostgreSQL"). Nothing done.'
+    )
+    return False
 
 
 if __name__ == "__main__":

@@ -2,13 +2,13 @@
 
     .venv/bin/python scripts/import_picture.py            # one line per part: what it imports
     .venv/bin/python scripts/import_picture.py --depth 2  # one level deeper (qalisball.match.api …)
-    .venv/bin/python scripts/import_picture.py --type-checking  # with the imports made for the type checker only
+    .venv/bin/python scripts/import_picture.py --run-time-only  # without the imports made for the type checker only
 
 A part is a package or module directly under qalisball/ (``--depth 1``). Each line lists the parts it
 imports, with the number of imports behind each arrow; the last lines count the arrows and the cycles
 between parts (two parts that import each other), which the layer contracts of ``make lint`` forbid.
-Imports under ``if TYPE_CHECKING:`` are left out, as ``.importlinter`` leaves them out: web/services.py
-names the features' service types for the type checker, and imports no feature at run time.
+Imports under ``if TYPE_CHECKING:`` count, as ``.importlinter`` counts them (issue 28 item 4): a kernel
+names no feature, not even for the type checker.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ def part(module: str, depth: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depth", type=int, default=1)
-    ap.add_argument("--type-checking", action="store_true", help="count imports made for the type checker only")
+    ap.add_argument("--run-time-only", action="store_true", help="leave out the imports made for the type checker only")
     args = ap.parse_args()
-    graph = grimp.build_graph("qalisball", cache_dir=None, exclude_type_checking_imports=not args.type_checking)
+    graph = grimp.build_graph("qalisball", cache_dir=None, exclude_type_checking_imports=args.run_time_only)
     arrows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     parts: set[str] = set()
     for module in graph.modules:

@@ -114,3 +114,37 @@ def auth(token: str) -> dict[str, str]:
 @pytest.fixture
 def match(client: FlaskClient, clock: FakeClock) -> MatchDriver:
     return MatchDriver(client, clock)
+
+
+# -- PostgreSQL (issue 32): one throw-away cluster for the session, a fresh database per test ----------------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """The session's PostgreSQL (tests/pg.py): started on first use; a failure to start fails the test."""
+    from .pg import Cluster
+
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Any) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database of the session's cluster."""
+    from qalisball.storage.integrity import acks_path
+
+    url = pg_cluster.new_database()
+    yield url
+    pg_cluster.drop(url)
+    acks = acks_path(url)
+    if acks is not None:
+        acks.unlink(missing_ok=True)  # the app's acknowledgement journal of that database (D392)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """Where a test's database is, on each engine (D390): a SQLite file, or a fresh PostgreSQL database's URL."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("pg_url"))
+    return str(tmp_path / "test.db")

@@ -118,8 +118,34 @@ def test_M4_the_same_goal_from_a_second_official_is_answered_as_a_duplicate(matc
     assert body["state"]["score"] == {"home": 1, "away": 0} and len(match.events()) == first["seq"]
     # Another team's goal is not the same call: the ball is dead, refused (7.1).
     assert raw(match, {"type": "goal", "team": "away"}, match.tokens["referee"]).status_code == 409
-    # The same official twice is not a duplicate either: 7.1.
-    assert raw(match, {"type": "goal", "team": "home"}, match.tokens["assistant1"]).status_code == 409
+    # The same official twice is the same goal too (D230): see test_issue27_item4_M4_D230_...
+
+
+def test_issue27_item4_M4_D230_a_second_tablet_of_the_same_role_gets_the_duplicate_not_7_1(
+    match: MatchDriver, clock: FakeClock
+) -> None:
+    """Two referee tablets log the same goal: the second is answered ``200 duplicate_of`` (nothing stored)."""
+    live(match)
+    first = match.post({"type": "goal", "team": "home", "player": 3})
+    clock.advance(2_000)
+    for body in ({"type": "goal", "team": "home"}, {"type": "goal", "team": "home", "player": 3}):
+        r = raw(match, body, match.tokens["referee"])
+        assert r.status_code == 200, r.get_json()
+        answer = r.get_json()
+        assert answer["duplicate_of"] == first["seq"] and answer["by"] == "referee"
+        assert answer["state"]["score"] == {"home": 1, "away": 0}
+    assert len(match.events()) == first["seq"]
+    # The same assistant's ball out twice (one tablet tapped twice) is one ball out too.
+    match.take()
+    out = {"type": "violation", "kind": "ball_out_side", "team": "home", "spot": {"x": 20, "y": -1}}
+    seen = match.post(out, role="assistant1")
+    r = raw(match, out, match.tokens["assistant1"])
+    assert r.status_code == 200 and r.get_json()["duplicate_of"] == seen["seq"]
+    # Another team's goal, or one 10 s of play later, is a new call: refused while the restart waits (7.1).
+    assert raw(match, {"type": "goal", "team": "away"}, match.tokens["assistant1"]).status_code == 409
+    clock.advance(10_001)
+    r = raw(match, out, match.tokens["assistant1"])
+    assert r.status_code == 409 and r.get_json()["rule"] != "M4"
 
 
 def test_M4_D167_the_assistants_goal_2_s_after_the_referees_is_the_duplicate(match: MatchDriver, clock: FakeClock) -> None:

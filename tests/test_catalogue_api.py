@@ -104,3 +104,39 @@ def test_restart_types_with_the_rule_that_governs_taking_them(cat: dict[str, Any
 def test_roles_and_signers(cat: dict[str, Any]) -> None:
     assert [r["role"] for r in cat["roles"]] == [*catalogue.ROLES, "organiser"]
     assert [s["role"] for s in cat["signers"]] == list(catalogue.SIGNERS)
+
+
+def test_issue27_item2_each_rule_books_limits_and_words_are_its_books_data(cat: dict[str, Any]) -> None:
+    """SPEC §11.2–§11.4: what the new-match form applies and shows next to the rule book comes from the Book."""
+    from qalisball.rules.state import BOOKS
+
+    assert set(cat["rule_books"]) == set(BOOKS)
+    for rule_set, book in BOOKS.items():
+        entry = cat["rule_books"][rule_set]
+        assert entry["limits"] == {
+            "field": {
+                "length": list(book.length_m),
+                "width": list(book.width_m),
+                "side_lines_required": book.side_lines_required,
+            },
+            "starters": list(book.starters),
+            "multi_attack": book.multi_attack,
+            "shootout": book.shootout,
+            "cards": book.cards,
+        }
+        for sentence in entry["summary"]:
+            assert sentence["zh"] != sentence["en"], f"{sentence['en']!r} has no Chinese"
+            assert "{" not in sentence["en"] + sentence["zh"]
+    one = [s["en"] for s in cat["rule_books"]["1.0"]["summary"]]
+    assert one[:3] == [
+        "Field: 35–50 m long, 20–30 m wide (V1-1)",
+        "Side lines required: set pieces are taken on them (V1-D3)",
+        "4–8 players a side on the field, as many as the field suits (V1-2)",
+    ]
+
+
+def test_issue27_item2_the_new_match_form_decides_no_rule_book_itself() -> None:
+    """The browser decides no rule: the form's script and template never test a rule book's name."""
+    for path in ("static/js/index.js", "templates/match/index.html"):
+        source = (ROOT / path).read_text()
+        assert not any(v in source for v in ('"1.0"', "'1.0'", '"2.0"', "'2.0'")), path

@@ -21,7 +21,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ import socketio
 from qalisball.live.fanout import apply_patch
 from qalisball.server.demo import demo_request
 from tests.ports import free_block
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
 
@@ -41,14 +41,7 @@ ADMIN = "cluster-test-organiser-token-0123456789"
 
 
 def _wait(what: str, ok: Callable[[], Any], timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = ok()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.1)
+    return wait_until(ok, what, timeout, every=0.1)
 
 
 class Cluster:
@@ -79,6 +72,8 @@ class Cluster:
         self.base = f"http://127.0.0.1:{self.port}"
         self.queue = env["QALISBALL_MESSAGE_QUEUE"]
         _wait("the cluster to start", lambda: self.proc.poll() is not None or (self.dir / "cluster.json").exists(), 120)
+        if self.proc.poll() is not None:  # closed here, or the open log fails a later test as an unraisable warning
+            self.log.close()
         assert self.proc.poll() is None, (tmp / "cluster.log").read_text()[-3000:]
 
     def redis_password(self) -> str | None:
@@ -362,8 +357,29 @@ def test_fastws_keeps_every_frame_in_order_for_a_reader_that_falls_behind(tmp_pa
 # Issue 20: the cluster under a real crowd (D140, D141)
 
 
+async def _until_all(events: list[asyncio.Event], tasks: list[asyncio.Task[None]]) -> None:
+    """Until every one of ``events`` is set; the first of ``tasks`` (the spectators) to fail fails the wait.
+
+    Woken by the events and the tasks themselves, never by polling on a real clock."""
+    everyone: asyncio.Future[list[bool]] = asyncio.gather(*(e.wait() for e in events))
+    pending: set[asyncio.Future[object]] = {everyone, *tasks}  # type: ignore[arg-type]
+    while not everyone.done():
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            if t is not everyone and not t.cancelled() and t.exception() is not None:
+                everyone.cancel()
+                raise AssertionError(f"a spectator failed: {t.exception()!r}")
+
+
 async def _raw_spectator(
-    url: str, match_id: str, source: str, seqs: list[int], joined: asyncio.Event, last: int, done: asyncio.Event
+    url: str,
+    match_id: str,
+    source: str,
+    seqs: list[int],
+    joined: asyncio.Event,
+    last: int,
+    done: asyncio.Event,
+    arrived: asyncio.Event | None = None,
 ) -> None:
     """A bare Engine.IO/Socket.IO WebSocket client from ``source`` (a loopback address): every state's seq into ``seqs``."""
     import websockets.asyncio.client
@@ -384,6 +400,8 @@ async def _raw_spectator(
                 seqs.append(json.loads(msg[2:])[1]["seq"])
                 joined.set()
                 if seqs[-1] >= last:
+                    if arrived is not None:
+                        arrived.set()
                     await done.wait()  # stay connected until every spectator is counted
                     return
 
@@ -421,21 +439,19 @@ def test_D140_D141_a_thousand_spectators_from_many_addresses_get_every_state_and
 
     async def crowd() -> None:
         joined = [asyncio.Event() for _ in range(spectators)]
+        arrived = [asyncio.Event() for _ in range(spectators)]
         done = asyncio.Event()
-        tasks = []
+        tasks: list[asyncio.Task[None]] = []
         for i in range(spectators):
             source = f"127.0.0.{10 + i % addresses}"
-            tasks.append(asyncio.create_task(_raw_spectator(url, match_id, source, received[i], joined[i], events_posted, done)))
-            if i % 50 == 49:
-                await asyncio.sleep(0.2)  # a crowd arriving, not one SYN flood
-
-        def no_failure() -> None:
-            failed = [t for t in tasks if t.done() and t.exception() is not None]
-            assert not failed, f"{len(failed)} spectators failed, first: {failed[0].exception()!r}"
-
-        while not all(e.is_set() for e in joined):  # every spectator's first state (or the first failure)
-            no_failure()
-            await asyncio.sleep(0.2)
+            tasks.append(
+                asyncio.create_task(
+                    _raw_spectator(url, match_id, source, received[i], joined[i], events_posted, done, arrived[i])
+                )
+            )
+            if i % 50 == 49:  # a crowd arriving fifty at a time, each fifty once the last has its state: no SYN flood
+                await _until_all(joined[i - 49 : i + 1], tasks)
+        await _until_all(joined, tasks)  # every spectator's first state (or the first failure)
         # Both spectator processes carry the crowd, far past the old cap of 100 per address, and answer their checks.
         served = [cluster.clients_of(p["port"]) for p in cluster.spectator_processes()]
         assert sum(served) == spectators and min(served) > 100, served
@@ -449,9 +465,7 @@ def test_D140_D141_a_thousand_spectators_from_many_addresses_get_every_state_and
                 timeout=30,
             )
             assert answer.status_code == 201, answer.text
-        while not all(seqs and seqs[-1] == events_posted for seqs in received):
-            no_failure()
-            await asyncio.sleep(0.2)
+        await _until_all(arrived, tasks)  # every spectator has the last state (or the first failure)
         done.set()
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
 
@@ -643,3 +657,86 @@ def test_D143_a_forged_publish_on_redis_reaches_no_spectator_and_no_join(cluster
     finally:
         for s in spectators:
             s.close()
+
+
+class Listener:
+    """A python-socketio client through the proxy that records every message it hears, by name."""
+
+    def __init__(self, base: str, url_flags: str = "", auth: dict[str, str] | None = None) -> None:
+        self.heard: list[tuple[str, Any]] = []
+        self.lock = threading.Lock()
+        self.sio = socketio.Client(reconnection=False)
+        self.sio.on("*", lambda name, *args: self._heard(name, args))
+        self.sio.connect(base + url_flags, transports=["websocket"], wait_timeout=30, auth=auth)
+
+    def _heard(self, name: str, args: Any) -> None:
+        with self.lock:
+            self.heard.append((name, args[0] if args else None))
+
+    def names(self) -> list[str]:
+        with self.lock:
+            return [n for n, _ in self.heard]
+
+    def close(self) -> None:
+        self.sio.disconnect()
+
+
+def test_issue33_item7_venue_screens_and_competition_pages_get_their_live_updates_through_the_proxy(cluster: Cluster) -> None:
+    organiser = {"Authorization": f"Bearer {ADMIN}"}
+    matches = requests.get(f"{cluster.base}/api/matches", timeout=10).json()
+    match_id = (matches["matches"] if isinstance(matches, dict) else matches)[0]["id"]
+    comps = requests.get(f"{cluster.base}/api/competitions", timeout=10).json()
+    comp_id = (comps["competitions"] if isinstance(comps, dict) else comps)[0]["id"]
+    # As venue.js and competition.js connect: no flag, so to the spectator processes.
+    screen, page = Listener(cluster.base), Listener(cluster.base)
+    try:
+        screen.sio.emit("join_screen", {"screen": "field-9"})
+        page.sio.emit("join_competition", {"competition": comp_id})
+        _wait("the screen's first answer", lambda: "screen" in screen.names())
+        _wait("the competition's first answer", lambda: "competition" in page.names())
+        assert screen.heard[0][1]["show"] == "blank"
+        assert page.heard[0][1]["id"] == comp_id
+        r = requests.put(
+            f"{cluster.base}/api/screens/field-9", json={"show": "scoreboard", "match": match_id}, headers=organiser, timeout=10
+        )
+        assert r.status_code in (200, 201), r.text
+        _wait("the screen's switch", lambda: screen.names().count("screen") == 2)
+        assert screen.heard[-1][1]["src"] == f"/matches/{match_id}/scoreboard"
+        fixture = requests.get(f"{cluster.base}/api/competitions/{comp_id}", timeout=10).json()["fixtures"][0]
+        lineup = {"home": {"starting": [1, 2, 3, 4, 5, 6]}, "away": {"starting": [1, 2, 3, 4, 5, 6]}}
+        r = requests.post(
+            f"{cluster.base}/api/competitions/{comp_id}/fixtures/{fixture['id']}/match",
+            json=lineup,
+            headers=organiser,
+            timeout=30,
+        )
+        assert r.status_code in (200, 201), r.text
+        _wait("the competition's change", lambda: len(page.names()) >= 2)
+        served = [cluster.clients_of(p["port"]) for p in cluster.spectator_processes()]
+        assert sum(served) == 2, f"both served by the spectator processes ({served}), none by the writer"
+    finally:
+        screen.close()
+        page.close()
+
+
+def test_issue33_item1_the_official_flag_reaches_the_writer_only_with_a_role(cluster: Cluster) -> None:
+    organiser = {"Authorization": f"Bearer {ADMIN}"}
+    made = requests.post(f"{cluster.base}/api/matches", json=demo_request(), headers=organiser, timeout=10).json()
+    for flags in ("/?official=1", "/?writer=1&official=1"):
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            Listener(cluster.base, flags)  # the writer refuses what proves no role
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            Listener(cluster.base, flags, auth={"token": "not-a-token-of-any-match"})
+    # `writer=1` alone is no route any more: the spectator processes serve it like any page.
+    before = [cluster.clients_of(p["port"]) for p in cluster.spectator_processes()]
+    anyone = Listener(cluster.base, "/?writer=1")
+    console = Listener(cluster.base, "/?official=1", auth={"token": made["tokens"]["referee"]})
+    try:
+        after = [cluster.clients_of(p["port"]) for p in cluster.spectator_processes()]
+        assert sum(after) == sum(before) + 1, "the flag-bearing anonymous client is a spectator process's"
+        console.sio.emit("join", {"match": made["id"], "token": made["tokens"]["referee"]})
+        _wait("the console's state", lambda: "state" in console.names())
+        assert "legal" in console.heard[-1][1], "the console reached the writer and is an official"
+    finally:
+        anyone.close()
+        console.close()

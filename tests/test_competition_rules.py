@@ -346,11 +346,19 @@ def test_C6_forfeit_wins_by_the_forfeit_score_and_gives_zero_points() -> None:
 def test_C6_voids_all_results_of_a_forfeiting_team() -> None:
     results = [_r("1", "a", "b", 3, 0), _r("2", "b", "c", 2, 0), standings.fixture_result("3", "c", "a", None, forfeit_by="a")]
     counted = [r for r in results if r is not None]
-    voided = standings.voided_teams(counted, voids_all_results=True)
+    voided = standings.voided_teams([("a", False)], voids_all_results=True)
     assert voided == {"a"}
     rows = standings.table(["a", "b", "c"], counted, voided=voided)
     assert [(r.team, r.played, r.points) for r in rows] == [("b", 1, 3), ("c", 1, 0)]
-    assert standings.voided_teams(counted, voids_all_results=False) == frozenset()
+    assert standings.voided_teams([("a", False)], voids_all_results=False) == frozenset()
+
+
+def test_issue28_item7_C6_a_forfeit_a_decided_result_replaced_voids_nothing_and_any_stage_counts() -> None:
+    """The one copy of C6's voiding, the service's (``book.snapshot``): from the forfeits, not the results, so that
+    a knockout forfeit (its result not known when the group tables are made) voids the team too, and a forfeit a
+    decided result replaced (C7, D63) voids nothing, as ``fixture_result`` counts the decision instead."""
+    assert standings.voided_teams([("a", True)], voids_all_results=True) == frozenset()
+    assert standings.voided_teams([("a", True), ("b", False), ("c", False)], voids_all_results=True) == {"b", "c"}
 
 
 def test_C7_an_upheld_protest_replaces_the_match_result() -> None:

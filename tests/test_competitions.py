@@ -1125,6 +1125,27 @@ def test_demo_competition_on_an_empty_database(app: Flask) -> None:
     assert ensure_demo_competition(comps, now) is None, "only once"
 
 
+def test_issue27_item11_the_demo_competition_has_a_finished_fixture_and_an_open_protest_against_it(app: Flask) -> None:
+    """The protest -> what-if -> decision path (C7, D188) can be tried on a fresh install: the round robin's last
+    fixture was played before the first slot (D75: on a field free then), 2-1, and the loser protests a goal."""
+    from datetime import datetime, timedelta, timezone
+
+    from qalisball.server.demo import ensure_demo_competition
+
+    comps = app.extensions["qalisball_competitions"]
+    now = datetime(2026, 12, 5, 8, 55, tzinfo=timezone(timedelta(hours=8)))
+    c = ensure_demo_competition(comps, now)
+    assert c is not None
+    view = comps.view(c)
+    played = [f for f in view["fixtures"] if f["status"] == "finished"]
+    assert [f["number"] for f in played] == [15] and played[0]["result"]["home"] == 2 and played[0]["result"]["away"] == 1
+    assert played[0]["starts_at"] == "2026-12-05T07:40:00+08:00"  # its slot ends as the first (09:00) starts
+    assert [f["number"] for f in view["fixtures"] if f["status"] != "finished" and f["starts_at"] < "2026-12-05T09:00"] == []
+    (protest,) = c.protests
+    assert protest.fixture == played[0]["id"] and protest.team == c.fixture(protest.fixture).away and protest.decision is None
+    assert "#6" in protest.text
+
+
 # ---------------------------------------------------------------------------------------------
 # Decisions where SPEC §10 is silent (docs/decisions.md D60–D79)
 

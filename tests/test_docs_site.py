@@ -34,8 +34,11 @@ GUIDE = (
     "guide/scorer",
     "guide/screens",
     "guide/links-after-restart",
+    "guide/training",
+    "guide/what-if",
     "rules/index",
     "architecture",
+    "feed",
 )
 # Pages with one text, shown in both languages' sites.
 ONE_TEXT = ("spec", "api", "api-extras", "decisions", "deploy", "reports", "rules/book-v2", "rules/book-v1")
@@ -74,6 +77,21 @@ def test_make_docs_builds_every_page_in_both_languages(site: Path) -> None:
         for paragraph in paragraphs:
             assert re.sub(r"\s+", "", escape(paragraph, quote=False)) in html, (name, paragraph[:40])
     assert (site / "screens" / "console-zh.png").is_file()
+
+
+def test_issue27_item11_the_guide_has_a_page_on_training_and_one_on_the_what_if_with_the_demos_protest(site: Path) -> None:
+    for page, words in (
+        ("guide/training", ("/training", "北大 Peking 2–1 北师大 BNU")),
+        ("guide/what-if", ("Demo Cup 演示杯", "#6")),
+    ):
+        assert page in GUIDE, page
+        for folder in (site, site / "zh"):
+            html = (folder / f"{page}.html").read_text(encoding="utf-8")
+            assert all(w in html for w in words), (folder, page)
+    # Reachable from the organiser's guide in both languages.
+    for folder in (site, site / "zh"):
+        organiser = (folder / "guide" / "organiser.html").read_text(encoding="utf-8")
+        assert 'href="training.html"' in organiser and 'href="what-if.html"' in organiser, folder
 
 
 def test_the_architecture_page_names_every_package_of_the_code() -> None:
@@ -213,3 +231,56 @@ def test_docs_says_in_both_languages_how_to_build_it_until_it_is_built(tmp_path:
         r = client.get(path)
         text = r.get_data(as_text=True)
         assert r.status_code == 404 and "make docs" in text and "文档尚未生成" in text and "not built yet" in text, path
+
+
+def test_issue27_item10_make_run_serves_at_once_and_builds_the_docs_beside_the_server(tmp_path: Path) -> None:
+    """`make run` on a clone without the site starts the server without waiting for MkDocs (20-50 s of a fresh
+    clone's first start, measured), and the site is moved into place whole once built.
+
+    Make runs for real, on a stand-in virtualenv: its `python` (the server) only says it started; its `mkdocs`
+    builds only once the server has started (it waits for that, up to 20 s), so a `make run` that waits for the
+    documentation before the server never gets a site.
+    """
+    venv, site, started = tmp_path / "venv", tmp_path / "instance" / "docs-site", tmp_path / "server-started"
+    (venv / "bin").mkdir(parents=True)
+    server = venv / "bin" / "python"
+    server.write_text(f'#!/bin/sh\necho "$@" > "{started}"\n')
+    mkdocs = venv / "bin" / "mkdocs"
+    mkdocs.write_text(
+        "#!/bin/sh\n"
+        'while [ "$1" != "--site-dir" ]; do shift; done; out="$2"\n'
+        f'i=0; while [ ! -f "{started}" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done\n'
+        f'[ -f "{started}" ] || exit 1\n'
+        'mkdir -p "$out" && echo built > "$out/index.html"\n'
+    )
+    for script in (server, mkdocs):
+        script.chmod(0o755)
+    stamp = venv / ".installed"
+    stamp.touch()
+    later = (ROOT / "requirements.txt").stat().st_mtime + 3600
+    os.utime(stamp, (later, later))  # installed: make leaves the virtualenv alone
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "QALISBALL_WORKERS"))}
+    run = subprocess.run(
+        ["make", "--no-print-directory", "run", f"VENV={venv}", f"DOCS_SITE={site}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert started.read_text().strip() == "app.py"
+    # The build beside it holds make's output open until it ends: the site is in place (or never will be).
+    assert (site / "index.html").read_text().strip() == "built", Path(str(site) + ".log").read_text()
+    assert not Path(str(site) + ".new").exists()
+
+
+def test_issue27_item10_docs_says_it_is_being_built_while_make_run_builds_it(
+    tmp_path: Path, app: Flask, client: FlaskClient
+) -> None:
+    app.config["DOCS_SITE"] = str(tmp_path / "docs-site")
+    (tmp_path / "docs-site.new").mkdir()
+    r = client.get("/docs/")
+    assert r.status_code == 404
+    html = r.get_data(as_text=True)
+    assert 'id="building"' in html and "It is being built" in html and "正在生成" in html

@@ -172,7 +172,7 @@ def test_M4_D167_goal_stays_offered_to_the_other_officials_who_may_log_it() -> N
         assert legal["calls"]["goal"]["home"] is True, role
         assert legal["calls"]["goal"]["away"] is not True  # the other team's goal is no duplicate: 7.1
         assert legal["calls"]["restart_taken"]["away"] is True  # nothing else changes
-    # The referee who logged it: a second goal is refused (7.1), as is any goal for the scorer, who logs none.
+    # The referee who logged it is not offered it again (D230 answers his second tablet), nor the scorer, who logs none.
     assert _legal_for(m, "referee")["calls"]["goal"]["home"] is not True
     assert _legal_for(m, "scorer")["calls"]["goal"]["home"] is not True
     # What is offered is what the service answers as a duplicate (M4).
@@ -182,6 +182,29 @@ def test_M4_D167_goal_stays_offered_to_the_other_officials_who_may_log_it() -> N
     n = _goal_2_s_ago("assistant1")
     assert _legal_for(n, "referee")["calls"]["goal"]["home"] is True
     assert _legal_for(n, "assistant1")["calls"]["goal"]["home"] is not True
+
+
+def test_issue27_item4_M4_D230_the_same_roles_second_goal_is_the_duplicate_not_a_7_1_refusal() -> None:
+    """Two tablets on one role (or one tapped twice): with nothing logged in between, a second goal of the same
+    team cannot be a new goal (SPEC M4). It is the first one's duplicate, the same as from another official."""
+    m = _goal_2_s_ago("referee")
+    at = engine.game_time(m.engine_state, m.now)
+    assert duplicate_of(m.log, "referee", "goal", {"team": "home"}, at) is m.log[-1]
+    assert duplicate_of(m.log, "referee", "goal", {"team": "home", "player": 3}, at) is m.log[-1]
+    # Not another team's goal, another scorer, or once the window closed: those stay the engine's to judge (7.1).
+    assert duplicate_of(m.log, "referee", "goal", {"team": "away"}, at) is None
+    assert duplicate_of(m.log, "referee", "goal", {"team": "home", "player": 4}, at) is None
+    assert duplicate_of(m.log, "referee", "goal", {"team": "home"}, at + 8_001) is None
+    # A ball out seen twice by the same assistant, the same way.
+    n = EngineMatch()
+    n.kickoff()
+    n.take()
+    out = Violation("ball_out_side", "home", None, (20.0, -1.0))
+    n.post(out, by="assistant1")
+    at = engine.game_time(n.engine_state, n.now)
+    assert duplicate_of(n.log, "assistant1", "violation", {**out.fields(), "spot": (21.0, -1.0)}, at) is n.log[-1]
+    # Its own console is not offered the goal again (the state already shows it): the answer covers the race.
+    assert _legal_for(m, "referee")["calls"]["goal"]["home"] is not True
 
 
 def test_M4_D167_the_window_closes_after_10_s_of_game_time_or_at_the_next_call() -> None:

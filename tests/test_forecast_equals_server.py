@@ -24,6 +24,7 @@ from marshmallow import ValidationError
 from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.rules import engine
 from qalisball.rules.errors import InvalidEvent, RuleViolation
+from qalisball.rules.forecast import forecast_rules
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import HALVES, MatchSetup, MatchState, initial_state
 from qalisball.rules.view import public_state
@@ -175,7 +176,7 @@ def sequence(seed: int, setup: MatchSetup) -> dict[str, Any]:
         "before": before,
         "queued": queued,
         "server": public_state(after, end, "m", 1 + len(queued)),
-        "opts": {"now": end, "half_ms": setup.rules.half_ms, "halftime_ms": setup.rules.halftime_ms},
+        "opts": {"now": end, "rules": forecast_rules(setup)},  # the page data's (D340)
     }
 
 

@@ -1,7 +1,8 @@
 """Everything a decision or an answer depends on is checked (issue 20, item 3; D145–D147).
 
 Each test changes the database as someone with the SQLite file and a shell would (``sqlite3`` on the
-file while the server is stopped), starts the server again on it, and checks that ``verify`` reports
+file while the server is stopped; ``psql`` on PostgreSQL: the ``db`` fixture runs them on both engines,
+issue 32), starts the server again on it, and checks that ``verify`` reports
 the change, that the server is read-only and says why on its pages, and that the forged value is
 never served: not in the standings, not as the answer to a repeated request, not as a console's key.
 """
@@ -25,12 +26,13 @@ from qalisball.storage import integrity, tokens
 
 from .competition_play import roster
 from .conftest import FakeClock, auth
+from .pg import portable, sql
 from .test_reliability import _cli
 
 ADMIN = "integrity-organiser-token-0123456"
 
 
-def _app(db: Path) -> Flask:
+def _app(db: Path | str) -> Flask:
     return create_app({"TESTING": True, "DATABASE": str(db), "ADMIN_TOKEN": ADMIN, "CLOCK": FakeClock()})
 
 
@@ -44,7 +46,7 @@ def _call(client: FlaskClient, method: str, url: str, body: Any = None, expect: 
     return r.get_json()
 
 
-def _decided(db: Path) -> tuple[str, str, str, str]:
+def _decided(db: Path | str) -> tuple[str, str, str, str]:
     """Two kept teams, a round robin of them, and the organiser's result 1–0 for its fixture (D63)."""
     app = _app(db)
     c = app.test_client()
@@ -59,14 +61,13 @@ def _decided(db: Path) -> tuple[str, str, str, str]:
     return comp, fixture["id"], fixture["home"], fixture["away"]
 
 
-def _sql(db: Path, *statements: str, params: list[Any] | None = None) -> None:
-    conn = sqlite3.connect(db, isolation_level=None)
+def _sql(db: Path | str, *statements: str, params: list[Any] | None = None) -> None:
+    """As ``sqlite3`` (or ``psql``) on the database would, outside the server (tests/pg.py)."""
     for statement in statements:
-        conn.execute(statement, params or [])
-    conn.close()
+        sql(str(db), portable(str(db), statement), params or [])
 
 
-def _verify(db: Path) -> tuple[bool, str]:
+def _verify(db: Path | str) -> tuple[bool, str]:
     out = io.StringIO()
     ok = check(str(db), out=lambda line: print(line, file=out))
     return ok, out.getvalue()
@@ -84,8 +85,7 @@ def _read_only_everywhere(client: FlaskClient, words: str) -> None:
     assert client.get("/api/teams").get_json() == before
 
 
-def test_D145_a_decided_result_changed_in_sqlite_is_reported_and_never_in_the_standings(tmp_path: Path) -> None:
-    db = tmp_path / "a.db"
+def test_D145_a_decided_result_changed_in_sqlite_is_reported_and_never_in_the_standings(db: str) -> None:
     comp, fid, home, away = _decided(db)
     assert _verify(db)[0]
     # 1–0 becomes 0–9 for the away team, straight in the file.
@@ -121,10 +121,7 @@ def test_D145_a_decided_result_changed_in_sqlite_is_reported_and_never_in_the_st
         ("INSERT INTO screens (name, content, updated_at) VALUES ('field-1', '{\"show\": \"none\"}', '2027')", "screens"),
     ],
 )
-def test_D145_a_record_changed_added_or_deleted_in_sqlite_is_reported_and_not_served(
-    tmp_path: Path, change: str, table: str
-) -> None:
-    db = tmp_path / "a.db"
+def test_D145_a_record_changed_added_or_deleted_in_sqlite_is_reported_and_not_served(db: str, change: str, table: str) -> None:
     comp, fid, _, _ = _decided(db)
     app = _app(db)
     c = app.test_client()
@@ -148,7 +145,7 @@ def test_D145_a_record_changed_added_or_deleted_in_sqlite_is_reported_and_not_se
     _close(app)
 
 
-def _keyed_event(db: Path) -> tuple[str, dict[str, str], dict[str, Any]]:
+def _keyed_event(db: Path | str) -> tuple[str, dict[str, str], dict[str, Any]]:
     """A match with one event sent with an idempotency key: its answer is stored for a repeated request."""
     app = _app(db)
     c = app.test_client()
@@ -160,23 +157,34 @@ def _keyed_event(db: Path) -> tuple[str, dict[str, str], dict[str, Any]]:
     return made["id"], made["tokens"], body
 
 
-def _reseal(db: Path) -> None:
+def _reseal(db: Path | str) -> None:
     """What a forger with SQL would do next: recompute every seal, so that each row agrees with its own."""
     from qalisball.storage.store import _entry
 
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    for match in conn.execute("SELECT id, created_at, setup FROM matches").fetchall():
+    if str(db).startswith("postgresql://"):
+        import psycopg
+        from psycopg.rows import dict_row
+
+        pg = psycopg.connect(str(db), autocommit=True, row_factory=dict_row)
+        matches = pg.execute("SELECT id, created_at, setup FROM matches").fetchall()
+        rows_of = lambda m: pg.execute("SELECT * FROM events WHERE match_id = %s ORDER BY seq", [m]).fetchall()  # noqa: E731
+        update = lambda *p: pg.execute("UPDATE events SET seal = %s WHERE match_id = %s AND seq = %s", list(p))  # noqa: E731
+    else:
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        matches = conn.execute("SELECT id, created_at, setup FROM matches").fetchall()
+        rows_of = lambda m: conn.execute("SELECT * FROM events WHERE match_id = ? ORDER BY seq", [m]).fetchall()  # noqa: E731
+        update = lambda *p: conn.execute("UPDATE events SET seal = ? WHERE match_id = ? AND seq = ?", list(p))  # noqa: E731
+    for match in matches:
         seal = integrity.genesis_hash(match["id"], match["created_at"], json.loads(match["setup"]))
-        for row in conn.execute("SELECT * FROM events WHERE match_id = ? ORDER BY seq", [match["id"]]).fetchall():
+        for row in rows_of(match["id"]):
             seal = integrity.seal_hash(seal, _entry(dict(row)))
-            conn.execute("UPDATE events SET seal = ? WHERE match_id = ? AND seq = ?", [seal, match["id"], row["seq"]])
-    conn.close()
+            update(seal, match["id"], row["seq"])
+    (pg if str(db).startswith("postgresql://") else conn).close()
 
 
 @pytest.mark.parametrize("resealed", [False, True], ids=["plain", "seals-recomputed"])
-def test_D146_a_forged_stored_answer_is_never_given_to_a_repeated_request(tmp_path: Path, resealed: bool) -> None:
-    db = tmp_path / "a.db"
+def test_D146_a_forged_stored_answer_is_never_given_to_a_repeated_request(db: str, resealed: bool) -> None:
     match_id, tokens_, body = _keyed_event(db)
     forged = {"seq": 1, "state": {"score": {"home": 9, "away": 0}, "forged": True}}
     _sql(db, "UPDATE events SET response = ? WHERE seq = 1", params=[json.dumps(forged)])
@@ -196,8 +204,7 @@ def test_D146_a_forged_stored_answer_is_never_given_to_a_repeated_request(tmp_pa
     _close(app)
 
 
-def test_D146_a_forged_body_hash_is_caught(tmp_path: Path) -> None:
-    db = tmp_path / "a.db"
+def test_D146_a_forged_body_hash_is_caught(db: str) -> None:
     match_id, tokens_, _ = _keyed_event(db)
     other = {"type": "coin_toss", "kickoff": "away", "home_end": "x0", "id": "toss-1"}
     import hashlib
@@ -213,16 +220,13 @@ def test_D146_a_forged_body_hash_is_caught(tmp_path: Path) -> None:
     _close(app)
 
 
-def test_D145_a_token_hash_planted_in_sqlite_opens_no_console(tmp_path: Path) -> None:
-    db = tmp_path / "a.db"
+def test_D145_a_token_hash_planted_in_sqlite_opens_no_console(db: str) -> None:
     app = _app(db)
     made = _call(app.test_client(), "POST", "/api/matches", demo_request(), 201)
     _close(app)
     planted = "planted-token-0123456789abcdef"
-    conn = sqlite3.connect(db, isolation_level=None)
-    stored = json.loads(conn.execute("SELECT tokens FROM matches").fetchone()[0])
-    conn.execute("UPDATE matches SET tokens = ?", [json.dumps({**stored, "referee": tokens.hash_token(planted)})])
-    conn.close()
+    stored = json.loads(sql(db, "SELECT tokens FROM matches")[0][0])
+    _sql(db, "UPDATE matches SET tokens = ?", params=[json.dumps({**stored, "referee": tokens.hash_token(planted)})])
     ok, out = _verify(db)
     assert not ok and f"the record matches {made['id']}" in out, out
     app = _app(db)

@@ -93,3 +93,68 @@ def test_issue_21_M1_M3_the_service_says_where_a_late_call_fits(app: Flask, clie
         svc.submit(m, "assistant1", body, parse_event(body))
     assert refused.value.rule == "M1"
     assert "late_call" not in refused.value.details and 0 < refused.value.details["fits_after"] < paused
+
+
+# -- issue 28 item 4: feature-blind kernels, declared wiring, no cycles ---------------------------------------
+
+KERNELS = ("qalisball.web", "qalisball.live", "qalisball.storage")
+ABOVE_KERNELS = tuple(f"qalisball.{p}" for p in ("match", "competitions", "venue", "reports", "training", "feed", "server"))
+
+
+def _graph_with_type_only_imports() -> Any:
+    import grimp
+
+    return grimp.build_graph("qalisball", cache_dir=None, exclude_type_checking_imports=False)
+
+
+def test_issue28_item4_D320_the_kernels_name_no_feature_not_even_for_types() -> None:
+    """web/, live/ and storage/ import no feature module (nor the root), counting ``if TYPE_CHECKING:`` imports;
+    and the contracts count them too (no ``exclude_type_checking_imports``), with a contract that says so."""
+    graph = _graph_with_type_only_imports()
+    named = sorted(
+        (module, imported)
+        for module in graph.modules
+        if module.startswith(KERNELS)
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.startswith(ABOVE_KERNELS)
+    )
+    assert named == [], f"a kernel names a feature: {named} (give it a protocol the kernel owns instead)"
+    contracts = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    assert "exclude_type_checking_imports" not in contracts
+    assert "type = acyclic_siblings" in contracts and "[importlinter:contract:kernels]" in contracts
+
+
+def test_issue28_item4_no_import_cycles_between_any_siblings() -> None:
+    """No two parts of qalisball import each other, nor two modules of one package, directly or around a loop
+    (the what-if's API and pages, the venue's API and pages, the rule core's state and rulings were three)."""
+    graph = _graph_with_type_only_imports()
+    packages = sorted({m for m in graph.modules if graph.find_children(m)})
+    cycles = {p: sorted(graph.nominate_cycle_breakers(p)) for p in packages}
+    assert {p: c for p, c in cycles.items() if c} == {}
+
+
+def test_issue28_item4_D320_the_organiser_check_asks_what_the_root_handed_it(app: Flask, client: Any) -> None:
+    """The web kernel's guards ask the object ``create_app`` handed them (``services.OFFICIALS``, a protocol the
+    kernel owns), never the match feature itself: handed another, they answer by it."""
+    from qalisball.web import services
+
+    assert services.OFFICIALS.of(app) is app.extensions["qalisball"]  # the match service, handed by the root
+    body = {"home": {"name": "A"}, "away": {"name": "B"}}
+    assert client.post("/api/matches", json=body, headers={"Authorization": "Bearer someone"}).status_code == 401
+
+    class OneScorer:
+        """Another object that answers what the kernel asks (``services.Officials``), structurally."""
+
+        matches: dict[str, Any] = {}
+        problem = None
+        lost: dict[str, Any] = {}
+
+        def role_for_any_match(self, token: str) -> str | None:
+            return "scorer" if token == "someone" else None
+
+        def damage(self, m: Any) -> None:
+            return None
+
+    services.OFFICIALS.install(app, OneScorer())
+    refused = client.post("/api/matches", json=body, headers={"Authorization": "Bearer someone"})
+    assert refused.status_code == 403 and "official" in refused.get_json()["message"]

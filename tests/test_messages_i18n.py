@@ -58,6 +58,10 @@ ENGLISH = "the kickoff is home's, not away's"
 CHINESE = f"这个中圈开球应由{HOME}发，不是{AWAY}"
 
 
+def wired(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: body[k] for k in ("template", "params") if k in body}
+
+
 def test_5_2_a_refusal_asked_with_lang_zh_explains_in_chinese_with_the_team_names(client: FlaskClient, clock: FakeClock) -> None:
     match = named_match(client, clock)
     match.kickoff("home")
@@ -82,7 +86,12 @@ def test_5_2_english_refusals_are_unchanged(client: FlaskClient, clock: FakeCloc
     match = named_match(client, clock)
     match.kickoff("home")
     body = post(match, WRONG_TEAM_KICKOFF)
-    assert body == {"error": "rule", "rule": "5.2", "message": ENGLISH}
+    # D200: besides API.md's fields, the template and its params the console renders in its own language.
+    assert body == {"error": "rule", "rule": "5.2", "message": ENGLISH, **wired(body)}
+    assert wired(body) == {
+        "template": "the {what} is {restarting}'s, not {team}'s",
+        "params": {"what": "kickoff", "restarting": "home", "team": "away"},
+    }
 
 
 def test_3_1_phrases_inside_a_refusal_are_translated(client: FlaskClient, clock: FakeClock) -> None:
@@ -259,3 +268,24 @@ def test_issue21_the_consoles_engine_messages_are_extracted_at_build_time_and_up
     module = ROOT / "qalisball" / "match" / "engine_messages.py"
     assert module.read_text(encoding="utf-8") == script.render(), "run `make messages`"
     assert len(ENGINE_MESSAGES) > 60 and set(ENGINE_MESSAGES) <= _templates()
+
+
+def test_one_vocabulary_no_word_has_two_chinese_translations_in_the_catalogue() -> None:
+    """A message defined twice (the same msgctxt and msgid) is a fatal error for gettext's msgfmt, and Babel keeps
+    one of the two silently: a screen then shows a word the translator did not choose for it ("The match")."""
+    text = (Path(__file__).resolve().parent.parent / "translations/zh/LC_MESSAGES/messages.po").read_text(encoding="utf-8")
+    seen: dict[tuple[str, str], int] = {}
+    dup = []
+    for block in re.split(r"\n\s*\n", text):
+        ctxt = re.search(r'^msgctxt "(.*)"$', block, re.M)
+        msgid = re.search(r'^msgid "(.*)"\n((?:".*"\n)*)', block + "\n", re.M)  # with its continued lines
+        if msgid is None:
+            continue
+        whole = msgid.group(1) + "".join(re.findall(r'^"(.*)"$', msgid.group(2), re.M))
+        if whole == "":
+            continue  # the header
+        key = (ctxt.group(1) if ctxt else "", whole)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 2:
+            dup.append(key)
+    assert not dup, dup

@@ -182,3 +182,32 @@ def test_the_viewer_is_vendored_and_runs_under_the_pages_csp(client: FlaskClient
         with client.get(src) as served:  # closes the file the static route streams
             assert served.status_code == 200, src
     assert 'data-url="/api/openapi.json"' in html
+
+
+def test_issue33_item5_the_trainees_join_route_is_described_with_its_body_and_its_409(doc: dict[str, Any]) -> None:
+    op = doc["paths"]["/api/training/{session_id}/trainees"]["post"]
+    assert "201" in op["responses"] and "409" in op["responses"]
+    body = doc["components"]["schemas"]["Join"]
+    assert set(body["properties"]) == {"code", "name"} and set(body["required"]) == {"code", "name"}
+    answer = doc["components"]["schemas"]["Answer"]
+    assert "token" in answer["required"]  # an answer carries the trainee's token (D220)
+    assert "get" in doc["paths"]["/api/training"] and "post" in doc["paths"]["/api/training/{session_id}/close"]
+
+
+def test_issue30_item5_the_feeds_messages_are_components_and_real_pages_fit_them(
+    client: FlaskClient, clock: FakeClock, doc: dict[str, Any]
+) -> None:
+    from tests.conftest import MatchDriver
+
+    schemas = doc["components"]["schemas"]
+    assert {"FeedMatchMessage", "FeedCompetitionMessage", "FeedPage"} <= set(schemas)
+    assert doc["paths"]["/api/feed"]["get"]["tags"] == ["feed"]
+    assert "text/event-stream" in doc["paths"]["/api/feed"]["get"]["responses"]["200"]["content"]
+    m = MatchDriver(client, clock)
+    m.kickoff()
+    page = client.get("/api/feed.json?since=0").get_json()
+    assert [x["seq"] for x in page["messages"]] == [1, 2]
+    registry: Registry[Any] = Registry().with_resource("urn:doc", Resource.from_contents(doc, default_specification=DRAFT202012))
+    schema = {"$ref": "urn:doc#/components/schemas/FeedPage"}
+    errors = list(OAS31Validator(schema, registry=registry).iter_errors(page))
+    assert not errors, [e.message for e in errors]

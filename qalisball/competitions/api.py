@@ -16,11 +16,14 @@ from marshmallow import Schema, ValidationError
 from qalisball.competitions import csv_io as competition_csv
 from qalisball.competitions import live as competition_live
 from qalisball.competitions import schemas as cs
+from qalisball.competitions import slots as competition_slots
+from qalisball.competitions import whatif_api
 from qalisball.competitions.service import Competition, CompetitionService, Conflict, Fixture, Invalid
 from qalisball.live.rooms import JoinGate
+from qalisball.match import slots as match_slots
 from qalisball.match.service import NotFound
 from qalisball.rules.errors import RuleViolation
-from qalisball.web import refusal_words, services
+from qalisball.web import refusal_words
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import organiser_required
 from qalisball.web.i18n import current_language
@@ -30,24 +33,27 @@ bp = Blueprint("competition_api", __name__, url_prefix="/api")
 
 
 def init_app(app: Flask, socketio: SocketIO, gate: JoinGate) -> None:
-    """Create the competition service, subscribe it to the matches, serve its API, pages and live room."""
-    matches = services.MATCHES.of(app)
-    svc = services.COMPETITIONS.install(app, CompetitionService(matches.store, matches, app.config["CLOCK"]))
-    matches.subscribe(svc.on_match_event)  # after every committed match event
+    """Create the competition service, serve its API, pages and live room (the factory has it follow the journal, D300)."""
+    matches = match_slots.MATCHES.of(app)
+    svc = competition_slots.COMPETITIONS.install(app, CompetitionService(matches.store, matches, app.config["CLOCK"]))
     competition_live.init_room(socketio, svc, gate)
     app.register_blueprint(bp)
     from qalisball.competitions import pages as competition_pages
 
     app.register_blueprint(competition_pages.bp)
+    from qalisball.competitions import calendar
+
+    app.register_blueprint(calendar.bp)  # /competitions/<id>/fixtures.ics (issue 30 item 4)
 
 
-competitions = services.competition_service
+competitions = competition_slots.competition_service
 
 
 # ---------------------------------------------------------------------------------------------
 # Errors
 
 answer_api_errors(bp)  # ApiError, and D44's bad bodies on every route (D151)
+bp.register_error_handler(whatif_api.Busy, whatif_api.busy_answer)  # a decision's what-if past its budget (D250)
 
 
 @bp.errorhandler(NotFound)
@@ -324,9 +330,16 @@ def post_protest(comp_id: str) -> tuple[Response, int]:
 @organiser_required
 def post_decision(comp_id: str, pid: str) -> Response:
     c = _competition(comp_id)
-    if not any(p.id == pid for p in c.protests):
+    p = next((x for x in c.protests if x.id == pid), None)
+    if p is None:
         raise NotFound(f"no protest {pid} in competition {c.id}")
-    p = competitions().decide_protest(c, pid, _load(cs.DecisionSchema(), "decision"))
+    data = _load(cs.DecisionSchema(), "decision")
+    if data.get("what_if"):
+        # D251, D252: the what-if checked as the what-if itself is, and answered once, kept with the decision.
+        match_id = c.fixture(p.fixture).match_id
+        m = match_slots.match_service().matches.get(match_id) if match_id else None
+        data["what_if_record"] = whatif_api.decision_record(m, data["what_if"], caller="organiser")
+    p = competitions().decide_protest(c, pid, data)
     return jsonify(p.public())
 
 

@@ -1,12 +1,12 @@
 """The competition book: every competition's records in memory, read from ``CompetitionStore`` at start-up
 and written there first on every change, and what is derived from them and the matches' logs at one
-moment (``Snapshot``). Each part of the service (``service.CompetitionService``) builds on it.
+moment (``Snapshot``). The book owns the records and the lock every write holds; each part of the service
+(``service.CompetitionService``) is given the book and changes the records through it.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,17 +20,19 @@ from qalisball.rules.competition.fixtures import FixtureFacts
 from qalisball.rules.competition.schedule import Planned, Source
 from qalisball.rules.competition.standings import Lots, MatchOutcome, Result, Row
 from qalisball.rules.errors import N_
+from qalisball.storage.engine import DatabaseError
 from qalisball.storage.integrity import Damage
 from qalisball.storage.store import Store
 
 log = logging.getLogger(__name__)
 
-# Listener of live changes: (competition id, kind "fixture" or "competition", payload).
-Listener = Callable[[str, str, dict[str, Any]], None]
-
 # A cached view (D155) in which a fixture's clock runs is rebuilt after this long: its `running` and
 # `time_up` change with time alone (its clock fields stay consistent with its `server_time_ms`).
 VIEW_FRESH_MS = 1000
+# A public page's rendered part (D253) is kept this long while only its fixtures' match seqs moved on (the
+# pages take each match's score and clock from the ``fixture`` messages, newest seq first): a match
+# logging a call every second costs one render a second, whatever the number of readers.
+PART_FRESH_MS = 2000
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,15 @@ class CachedView:
     ticking: bool  # a fixture's match clock runs
     data: dict[str, Any]
     text: str  # ``data`` as compact JSON, encoded once for every join
+
+
+@dataclass(frozen=True)
+class CachedPart:
+    """A public page's part rendered once (D253): for these fixtures' match seqs, at server ms ``at``."""
+
+    key: tuple[int, ...]
+    at: int
+    html: str
 
 
 @dataclass
@@ -59,42 +70,63 @@ class Snapshot:
 
 
 class CompetitionBook:
-    """The shared state of the service's parts: records, the lock every write holds, listeners, derived data."""
+    """The records (kept teams, officials, competitions), the lock every write holds, what is derived from them.
 
-    def __init__(self, store: Store, matches: MatchService, clock: Callable[[], int]) -> None:
+    The records are the book's: a part reads them here and changes them under ``lock``, storing the change
+    first (``write``), then putting the record in place (``put_team``, ``put_official``, ``add_competition``,
+    ``match_made``, or the record's own fields).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        matches: MatchService,
+        clock: Callable[[], int],
+        lock: threading.RLock,
+        written: Callable[[], None],
+    ) -> None:
         self.db = CompetitionStore(store)
         self.matches = matches
         self.clock = clock
+        # Held by every write around its in-memory change and its store write, and by the view cache while it
+        # builds (D155), so that no half-made change is read.
+        self.lock = lock
+        self._written = written  # told before every store write: the cached views and parts are out of date
         self.teams: dict[str, Team] = {}
         self.officials: dict[str, Official] = {}
         self.competitions: dict[str, Competition] = {}
         self._by_match: dict[str, tuple[str, str]] = {}  # match id -> (competition id, fixture id)
-        self._status: dict[tuple[str, str], str] = {}  # last status published per fixture
-        self._reports: dict[str, tuple[int, dict[str, Any]]] = {}  # final matches' statistics, by seq
-        self._lock = threading.RLock()
-        self._listeners: list[Listener] = []
-        # Every write drops the cached views; a cached view is valid until then, for the seqs of its
-        # fixtures' matches (D155). They are read and the view built under ``_lock``, which every write
-        # holds around its in-memory change and its store write, so no half-made change is cached.
-        self._views: dict[str, CachedView] = {}
+        # (competition id, fixture id) -> the league venue that makes its match (L4, D375); none by default.
+        self.venue_of: Callable[[str, str], str | None] = lambda comp_id, fid: None
         self._load()
 
-    def _write(
+    def write(
         self, changes: list[tuple[str, str, dict[str, Any]]], log_line: tuple[str | None, str, dict[str, Any]] | None = None
     ) -> None:
         """Store a change (``CompetitionStore.write``); every cached view is out of date from now on."""
-        self._views.clear()
+        self._written()
         self.db.write(changes, log_line)
 
-    def listen(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+    def put_team(self, t: Team) -> None:
+        self.teams[t.id] = t
+
+    def put_official(self, o: Official) -> None:
+        self.officials[o.id] = o
+
+    def add_competition(self, c: Competition) -> None:
+        self.competitions[c.id] = c
+
+    def match_made(self, match_id: str, comp_id: str, fixture_id: str) -> None:
+        """A fixture's match was made: its events are the fixture's from now on (``fixture_of``)."""
+        self._by_match[match_id] = (comp_id, fixture_id)
 
     def _load(self) -> None:
         """Read the competitions; a damaged database (D42) leaves them empty rather than stop the server."""
         try:
-            self._read()
-        except sqlite3.DatabaseError as exc:
-            self.teams, self.officials, self.competitions = {}, {}, {}
+            self.read()
+        except DatabaseError as exc:
+            for records in (self.teams, self.officials, self.competitions, self._by_match):
+                records.clear()
             # The database is damaged where quick_check did not look: read-only, said on every screen (D42).
             damage = Damage(
                 N_("the database file {path} cannot be read ({error}): nothing can be stored; restore the latest backup"),
@@ -103,7 +135,8 @@ class CompetitionBook:
             self.matches.problem = self.matches.problem or damage
             log.error("the competitions cannot be read: %s", exc)
 
-    def _read(self) -> None:
+    def read(self) -> None:
+        """Read every record from the store (at start-up; a test's restart reads them again)."""
         for r in self.db.rows("teams"):
             self.teams[r["id"]] = Team(
                 r["id"], r["name"], r["short"], r["color"], r["club"], r["players"], r["created_at"], r["updated_at"]
@@ -137,6 +170,10 @@ class CompetitionBook:
             for m in [*f.previous_matches, f.match_id]:
                 if m:
                     self._by_match[m] = (r["competition_id"], f.id)
+        moved = self.db.moves()  # (competition, fixture) -> times moved (D280)
+        for c in self.competitions.values():
+            for f in c.fixtures:
+                f.moves = moved.get((c.id, f.id), 0)
         for r in self.db.rows("protests", order_by="filed_at, id"):
             self.competitions[r["competition_id"]].protests.append(
                 Protest(r["id"], r["fixture_id"], r["team"], r["text"], r["filed_at"], r["decision"])
@@ -156,11 +193,10 @@ class CompetitionBook:
         """Teams, results and standings now, from the matches' logs and the recorded decisions.
 
         ``what_if``: outcomes by match id to count instead of the logs' (issue 24's what-if; never stored)."""
-        outcomes = {f.id: (what_if or {}).get(f.match_id or "") or self._outcome(f.match_id) for f in c.fixtures}
+        outcomes = {f.id: (what_if or {}).get(f.match_id or "") or self.outcome(f.match_id) for f in c.fixtures}
         forfeit_score = c.config["forfeit"]["score"]
-        voided = frozenset(
-            f.forfeit["team"] for f in c.fixtures if f.forfeit and not f.decision and c.config["forfeit"]["voids_all_results"]
-        )
+        forfeits = [(f.forfeit["team"], f.decision is not None) for f in c.fixtures if f.forfeit]
+        voided = standings.voided_teams(forfeits, c.config["forfeit"]["voids_all_results"])
 
         def result(f: Fixture, teams: tuple[str | None, str | None]) -> Result | None:
             forfeit_by = f.forfeit["team"] if f.forfeit else None
@@ -217,7 +253,7 @@ class CompetitionBook:
         """(competition id, fixture id) of a match made from a fixture, or None."""
         return self._by_match.get(match_id)
 
-    def _outcome(self, match_id: str | None) -> MatchOutcome | None:
+    def outcome(self, match_id: str | None) -> MatchOutcome | None:
         if match_id is None or match_id not in self.matches.matches:
             return None
         s = self.matches.get(match_id).state
@@ -225,34 +261,30 @@ class CompetitionBook:
         so = (s.shootout.score["home"], s.shootout.score["away"]) if s.shootout is not None else None
         return MatchOutcome(s.phase, (s.score["home"], s.score["away"]), so, s.winner)
 
-    def _facts(self, f: Fixture, snap: Snapshot) -> FixtureFacts:
+    def facts(self, f: Fixture, snap: Snapshot) -> FixtureFacts:
         """A fixture as its rules ask about it (C6, C7, D63, D75): its teams now, its match's phase, forfeit, decision."""
         home, away = snap.teams.get(f.id, (None, None))
         o = snap.outcomes.get(f.id)
         return FixtureFacts(f.id, home, away, o.phase if o else None, f.forfeit is not None, f.decision is not None)
 
-    def _match_seq(self, match_id: str | None) -> int:
-        m = self.matches.matches.get(match_id) if match_id else None
-        return -1 if m is None else m.seq
-
-    def _name(self, team_id: str | None) -> str:
+    def name(self, team_id: str | None) -> str:
         t = self.teams.get(team_id or "")
         return t.name if t else "?"
 
-    def _team_brief(self, team_id: str | None) -> dict[str, Any] | None:
+    def team_brief(self, team_id: str | None) -> dict[str, Any] | None:
         t = self.teams.get(team_id or "")
         return None if t is None else {"id": t.id, "name": t.name, "short": t.short, "color": t.color, "club": t.club}
 
-    def _officials_of(self, c: Competition) -> list[Official]:
+    def officials_of(self, c: Competition) -> list[Official]:
         ids = {o for f in c.fixtures for o in f.officials.values()}
         return [o for o in self.officials.values() if o.id in ids]
 
-    def _booking(
+    def booking(
         self, c: Competition, f: Fixture, snap: Snapshot, starts_at: str | None = None, field_index: int | None = None
     ) -> moves.Booking:
         """A fixture as the schedule's rules see it (D75), optionally at another time and field."""
         after = moves.waits_for(f.planned(), [x.planned() for x in c.fixtures])
-        outcome = self._outcome(f.match_id) if f.match_id is not None else None
+        outcome = self.outcome(f.match_id) if f.match_id is not None else None
         over = snap.status.get(f.id) in ("finished", "forfeit") or f.decision is not None
         return moves.Booking(
             f.number,

@@ -5,13 +5,14 @@ The checks are the pure rules of ``rules/competition``; this module gathers thei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from marshmallow import ValidationError
 
-from qalisball.competitions.book import Snapshot
+from qalisball.competitions.book import CompetitionBook, Snapshot
 from qalisball.competitions.player_records import PlayerRecords
 from qalisball.competitions.records import Competition, Conflict, Fixture, Invalid, Team, new_id
 from qalisball.competitions.store import utc_now
@@ -22,13 +23,20 @@ from qalisball.rules.competition.discipline import Party, Suspension
 from qalisball.rules.competition.schedule import PlanError
 
 
-class FixturesAndResults(PlayerRecords):
-    """Competitions created with their schedule, and what happens to a fixture before its result."""
+class FixturesAndResults:
+    """Competitions created with their schedule, and what happens to a fixture before its result.
+
+    Given the book, the player records (a lineup is checked against the suspensions) and the live
+    updates' ``changed`` (told after each write that changes a competition's view).
+    """
+
+    def __init__(self, book: CompetitionBook, players: PlayerRecords, changed: Callable[[Competition], None]) -> None:
+        self.book, self.players, self.changed = book, players, changed
 
     # -- competitions (C2) -------------------------------------------------------------------------
 
     def create(self, data: dict[str, Any]) -> Competition:
-        unknown = [t for t in data["teams"] if t not in self.teams]
+        unknown = [t for t in data["teams"] if t not in self.book.teams]
         if unknown:
             raise Invalid("unknown teams", {"teams": [f"no such team: {', '.join(unknown)}"]})
         fmt = data["format"]
@@ -79,44 +87,44 @@ class FixturesAndResults(PlayerRecords):
             "byes": c.byes,
             "created_at": c.created_at,
         }
-        with self._lock:
-            self._write(
+        with self.book.lock:
+            self.book.write(
                 [("insert", "competitions", row), *(("insert", "fixtures", f.row(c.id)) for f in fixtures)],
                 (c.id, "competition_created", {"name": c.name, "format": fmt, "teams": c.teams}),
             )
-            self.competitions[c.id] = c
+            self.book.add_competition(c)
         return c
 
     # -- fixtures: officials (C5), the match (C1, C4), forfeits (C6) -------------------------------
 
     def set_officials(self, c: Competition, f: Fixture, data: dict[str, Any]) -> Fixture:
         chosen = {role: oid for role, oid in data.items() if oid}
-        unknown = {role: [f"no such official: {oid}"] for role, oid in chosen.items() if oid not in self.officials}
+        unknown = {role: [f"no such official: {oid}"] for role, oid in chosen.items() if oid not in self.book.officials}
         if unknown:
             raise Invalid("unknown officials", unknown)
-        with self._lock:
-            snap = self.snapshot(c)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
             self._check_officials(c, f, chosen, snap)
             f.officials = chosen
-            self._write(
+            self.book.write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "officials": chosen})],
                 (c.id, "officials", {"fixture": f.id, **chosen}),
             )
-        self._changed(c)
+        self.changed(c)
         return f
 
     def _check_officials(self, c: Competition, f: Fixture, chosen: dict[str, str], snap: Snapshot) -> None:
-        parties = {role: Party(o.id, o.name, o.club) for role, oid in chosen.items() if (o := self.officials.get(oid))}
+        parties = {role: Party(o.id, o.name, o.club) for role, oid in chosen.items() if (o := self.book.officials.get(oid))}
         playing = [
-            Party(t.id, t.name, t.club) for tid in snap.teams.get(f.id, (None, None)) if tid and (t := self.teams.get(tid))
+            Party(t.id, t.name, t.club) for tid in snap.teams.get(f.id, (None, None)) if tid and (t := self.book.teams.get(tid))
         ]
         discipline.check_stand_aside(parties, playing)
         elsewhere: dict[str, str] = {}
         slot_ms = int(c.config["slot_minutes"]) * 60_000
-        here = self._booking(c, f, snap)
+        here = self.book.booking(c, f, snap)
         for other in c.fixtures:
             # D66 with D75: less than a slot apart (a moved fixture need not start on the same minute).
-            same_time = moves.overlaps(here, self._booking(c, other, snap), slot_ms)
+            same_time = moves.overlaps(here, self.book.booking(c, other, snap), slot_ms)
             if other.id != f.id and same_time and snap.status.get(other.id) not in ("finished", "forfeit"):
                 for oid in other.officials.values():
                     elsewhere[oid] = other.id
@@ -124,10 +132,10 @@ class FixturesAndResults(PlayerRecords):
 
     def create_match(self, c: Competition, f: Fixture, lineup: dict[str, Any]) -> Any:
         """Make the fixture's match (C1): rosters copied from the teams now, lineups checked for suspensions (C4)."""
-        with self._lock:
-            snap = self.snapshot(c)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
             home, away = snap.teams[f.id]
-            teams = {"home": self.teams.get(home or ""), "away": self.teams.get(away or "")}
+            teams = {"home": self.book.teams.get(home or ""), "away": self.book.teams.get(away or "")}
             starters = c.config["match"]["starters"]
             errors: dict[str, list[str]] = {}
             for side, t in teams.items():
@@ -151,29 +159,32 @@ class FixturesAndResults(PlayerRecords):
                     )
             if errors:
                 raise Invalid("the lineups do not fit the rosters", errors)
-            current = self._outcome(f.match_id)
+            current = self.book.outcome(f.match_id)
             if f.match_id is not None and current is not None and current.phase != "abandoned":
                 raise Conflict(f"fixture {f.id} already has its match {f.match_id}")
+            venue = self.book.venue_of(c.id, f.id)
+            if venue is not None:  # L4 (D375): a league venue makes this fixture's match
+                raise Conflict(f"fixture {f.id} is played at the league's venue {venue}: its match is made there")
             # Known here means kept: the match copies the teams' records (C1).
-            known = replace(self._facts(f, snap), home=home if teams["home"] else None, away=away if teams["away"] else None)
+            known = replace(self.book.facts(f, snap), home=home if teams["home"] else None, away=away if teams["away"] else None)
             fixture_rules.check_match_can_be_made(known, f.home_source, f.away_source)
-            active = self.suspensions(c, snap)
-            labels = {x.id: " – ".join(self._name(tid) for tid in snap.teams.get(x.id, (None, None))) for x in c.fixtures}
+            active = self.players.suspensions(c, snap)
+            labels = {x.id: " – ".join(self.book.name(tid) for tid in snap.teams.get(x.id, (None, None))) for x in c.fixtures}
             for side, t in teams.items():
                 assert t is not None
                 # The starters, and the squad when one is named (else suspended players are left off the copy).
                 named = [*lineup[side]["starting"], *(lineup[side].get("players") or [])]
                 discipline.check_lineup(t.name, f.id, named, t.names(), [s for s in active if s.team == t.id], labels)
-            chosen = {role: oid for role, oid in f.officials.items() if oid in self.officials}
+            chosen = {role: oid for role, oid in f.officials.items() if oid in self.book.officials}
             self._check_officials(c, f, chosen, snap)
             request = self._match_request(c, f, teams, lineup, active)
             try:
                 data = MatchSchema().load(request)
             except ValidationError as exc:
                 raise Invalid("the match does not fit the schema", exc.normalized_messages()) from exc
-            m = self.matches.create(data)
+            m = self.book.matches.create(data)
             previous = [*f.previous_matches, f.match_id] if f.match_id else list(f.previous_matches)
-            self._write(
+            self.book.write(
                 [
                     (
                         "update",
@@ -191,8 +202,8 @@ class FixturesAndResults(PlayerRecords):
                 (c.id, "match_created", {"fixture": f.id, "match": m.id, "lineup": lineup}),
             )
             f.home, f.away, f.match_id, f.previous_matches = home, away, m.id, previous
-            self._by_match[m.id] = (c.id, f.id)
-        self._changed(c)
+            self.book.match_made(m.id, c.id, f.id)
+        self.changed(c)
         return m
 
     def _match_request(
@@ -207,7 +218,7 @@ class FixturesAndResults(PlayerRecords):
             "rules": self._fixture_rules(c, f),
             "venue": f"{c.name} · {fld['name']}"[:200],
             "starts_at": f.starts_at,
-            "officials": {role: self.officials[oid].name for role, oid in f.officials.items() if oid in self.officials},
+            "officials": {role: self.book.officials[oid].name for role, oid in f.officials.items() if oid in self.book.officials},
         }
         for side, t in teams.items():
             assert t is not None
@@ -237,18 +248,20 @@ class FixturesAndResults(PlayerRecords):
         """C6: the team not ready ``after_minutes`` after the scheduled start forfeits."""
         if team not in c.teams:
             raise Invalid("not a team of this competition", {"team": [f"no team {team} in this competition"]})
-        with self._lock:
-            snap = self.snapshot(c)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
             home, away = snap.teams[f.id]
             if home is not None and away is not None and team not in (home, away):
-                raise Invalid("not a team of this fixture", {"team": [f"{self.teams[team].name} does not play fixture {f.id}"]})
+                name = self.book.teams[team].name
+                raise Invalid("not a team of this fixture", {"team": [f"{name} does not play fixture {f.id}"]})
             starts_at = datetime.fromisoformat(f.starts_at) if f.starts_at else None
-            fixture_rules.check_forfeit(self._facts(f, snap), starts_at, c.config["forfeit"]["after_minutes"], self.clock())
+            after = c.config["forfeit"]["after_minutes"]
+            fixture_rules.check_forfeit(self.book.facts(f, snap), starts_at, after, self.book.clock())
             record = {"team": team, "reason": reason, "at": utc_now()}
-            self._write(
+            self.book.write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "forfeit": record, "home": home, "away": away})],
                 (c.id, "forfeit", {"fixture": f.id, **record}),
             )
             f.forfeit, f.home, f.away = record, home, away
-        self._changed(c)
+        self.changed(c)
         return f

@@ -13,7 +13,7 @@ from flask_socketio import SocketIO, emit, join_room, leave_room
 
 from qalisball.competitions.service import CompetitionService
 from qalisball.live.fanout import Encoded
-from qalisball.live.rooms import JoinGate
+from qalisball.live.rooms import JoinGate, shown
 
 
 def room(comp_id: str) -> str:
@@ -36,7 +36,7 @@ def init_room(socketio: SocketIO, svc: CompetitionService, gate: JoinGate) -> No
         comp_id = data.get("competition") if isinstance(data, dict) else None
         c = svc.competitions.get(str(comp_id))
         if c is None:
-            emit("error", {"error": "not_found", "message": f"no competition {comp_id}"})
+            emit("error", {"error": "not_found", "message": f"no competition {shown(comp_id)}"})
             return
         join_room(room(c.id))
         emit("competition", Encoded(svc.cached_view(c).text, "competition"))
@@ -46,5 +46,6 @@ def init_room(socketio: SocketIO, svc: CompetitionService, gate: JoinGate) -> No
             leave_room(room(str(data["competition"])))
 
     gate.guard("join_competition")
+    gate.guard("leave_competition")
     socketio.on_event("join_competition", on_join)
     socketio.on_event("leave_competition", on_leave)

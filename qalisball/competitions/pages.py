@@ -12,7 +12,8 @@
 
 One renderer: the pages' live parts are Jinja templates; when results change (the ``competition``
 message) the script fetches the same part again (``…/part``) instead of drawing it a second time in
-JavaScript. Between those, ``fixture`` messages update a match's score and clock in place.
+JavaScript. Between those, ``fixture`` messages update a match's score and clock in place. The public
+parts are rendered once per change and language for every reader (``_part``, D253).
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, abort, current_app, render_template, request, url_for
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
+from qalisball.competitions import slots as competition_slots
 from qalisball.competitions.service import LEAGUE, Competition
 from qalisball.match.service import NotFound
 from qalisball.rules.competition import moves
-from qalisball.web import i18n, rulebook, services
+from qalisball.web import i18n, rulebook
 from qalisball.web.guards import organiser_page_data
 
 bp = Blueprint("competition_pages", __name__)
@@ -82,7 +85,7 @@ _JS = {
 }
 
 
-competitions = services.competition_service
+competitions = competition_slots.competition_service
 
 
 def _competition(comp_id: str) -> Competition:
@@ -205,18 +208,31 @@ def page_data(c: Competition, **extra: Any) -> dict[str, Any]:
     return {
         "competition": c.id,
         "lang": i18n.current_language(),
-        "strings": {**i18n.js_strings(), **{k: str(v) for k, v in _JS.items()}},
-        "vocab": i18n.vocabulary(),
-        "words": words(),
+        **_page_words(),
         "server_time_ms": competitions().clock(),
-        # The titles of the rules the competitions' refusals cite (C1–C7, D60–D79), in the page's language.
-        "rules": {
-            k: v
-            for k, v in rulebook.titles(i18n.current_language()).items()
-            if k[:1] == "C" or (k[:1] == "D" and len(k) == 3 and k[1] in "67")
-        },
         **extra,
     }
+
+
+def _page_words() -> dict[str, Any]:
+    """The words every competition page hands its script, translated once per language and app (D253):
+    some 300 translations that were looked up again on every reading of a public page."""
+    language = i18n.current_language()
+    kept: dict[str, dict[str, Any]] = current_app.extensions.setdefault("qalisball_competition_page_words", {})
+    found = kept.get(language)
+    if found is None:
+        found = kept[language] = {
+            "strings": {**i18n.js_strings(), **{k: str(v) for k, v in _JS.items()}},
+            "vocab": i18n.vocabulary(),
+            "words": words(),
+            # The titles of the rules the competitions' refusals cite (C1–C7, D60–D79), in the page's language.
+            "rules": {
+                k: v
+                for k, v in rulebook.titles(language).items()
+                if k[:1] == "C" or (k[:1] == "D" and len(k) == 3 and k[1] in "67")
+            },
+        }
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,32 +286,38 @@ def team_choices() -> str:
     )
 
 
+def _part(c: Competition, template: str) -> Markup:
+    """A public page's live body, rendered once per change for everyone who reads it (D253)."""
+    name = f"{template}:{i18n.current_language()}"
+    return Markup(competitions().cached_part(c, name, lambda: render_template(template, **context(c))))
+
+
 @bp.get("/competitions/<comp_id>")
 def public(comp_id: str) -> str:
     c = _competition(comp_id)
-    return render_template("competitions/competition.html", page=page_data(c), **context(c))
+    body = _part(c, "competitions/_competition_body.html")
+    return render_template("competitions/competition.html", page=page_data(c), c=c, words=_page_words()["words"], body=body)
 
 
 @bp.get("/competitions/<comp_id>/part")
 def public_part(comp_id: str) -> str:
     """The public page's live body again, after results changed (the script swaps it in)."""
-    c = _competition(comp_id)
-    return render_template("competitions/_competition_body.html", **context(c))
+    return str(_part(_competition(comp_id), "competitions/_competition_body.html"))
 
 
 @bp.get("/competitions/<comp_id>/screen")
 def screen(comp_id: str) -> str:
     c = _competition(comp_id)
     seconds = request.args.get("seconds", type=int) or 12
+    body = _part(c, "competitions/_competition_screen_body.html")
     return render_template(
-        "competitions/competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), **context(c)
+        "competitions/competition_screen.html", page=page_data(c, seconds=max(4, min(seconds, 120))), c=c, body=body
     )
 
 
 @bp.get("/competitions/<comp_id>/screen/part")
 def screen_part(comp_id: str) -> str:
-    c = _competition(comp_id)
-    return render_template("competitions/_competition_screen_body.html", **context(c))
+    return str(_part(_competition(comp_id), "competitions/_competition_screen_body.html"))
 
 
 @bp.get("/competitions/<comp_id>/admin")
@@ -353,6 +375,7 @@ def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, 
         officials=sorted(svc.officials.values(), key=lambda o: o.name),
         official_names={o.id: o.name for o in svc.officials.values()},
         starters=starters,
+        league=svc.league.marks(c),  # fixtures played at a league's venues (L4, D378)
     )
     return ctx
 

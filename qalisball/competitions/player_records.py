@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from qalisball.competitions.book import Snapshot
-from qalisball.competitions.records import FINAL_PHASES, Competition, schedule_order
-from qalisball.competitions.views import CompetitionViews
+from qalisball.competitions.book import CompetitionBook, Snapshot
+from qalisball.competitions.records import Competition, schedule_order
 from qalisball.rules.competition import discipline
 from qalisball.rules.competition.discipline import Appearance, Cards, Suspension
 
 
-class PlayerRecords(CompetitionViews):
-    """Suspensions (C4) and player statistics, from the cards and rows of the fixtures' match reports."""
+class PlayerRecords:
+    """Suspensions (C4) and player statistics, from the cards and rows of the fixtures' match reports.
+
+    It owns each match's report core, kept by seq (D253)."""
+
+    def __init__(self, book: CompetitionBook) -> None:
+        self.book = book
+        self.reports: dict[str, tuple[int, Any]] = {}  # each match's report core (reports.stats.Core), by seq
 
     # -- discipline (C4) and statistics ------------------------------------------------------------
 
@@ -21,7 +26,7 @@ class PlayerRecords(CompetitionViews):
         return self._suspensions(c, snap)[0]
 
     def _suspensions(self, c: Competition, snap: Snapshot | None = None) -> tuple[list[Suspension], dict[int, tuple[str, int]]]:
-        snap = snap or self.snapshot(c)
+        snap = snap or self.book.snapshot(c)
         order = sorted(c.fixtures, key=schedule_order)  # served in the order they are played (D65, D75)
         by_team: dict[str, list[Appearance]] = {t: [] for t in c.teams}
         # Players not on the kept roster (added in a match, M2): negative keys, never a kept shirt number.
@@ -39,7 +44,7 @@ class PlayerRecords(CompetitionViews):
                 else:
                     standing = "pending"
                 cards: dict[int, Cards] = {}
-                roster = self.teams[tid].names() if tid in self.teams else {}
+                roster = self.book.teams[tid].names() if tid in self.book.teams else {}
                 for mid in [*f.previous_matches, f.match_id]:  # cards stand even when the result is replaced (D67)
                     for row in self._player_rows(mid, side):
                         got = Cards.from_counts(row["yellow"], row["red"])
@@ -60,7 +65,7 @@ class PlayerRecords(CompetitionViews):
         out = []
         suspensions, outside = self._suspensions(c)
         for s in suspensions:
-            t = self.teams.get(s.team)
+            t = self.book.teams.get(s.team)
             name, number = outside.get(s.player, ("", s.player))
             out.append(
                 {
@@ -94,24 +99,27 @@ class PlayerRecords(CompetitionViews):
         ]
 
     def _report(self, match_id: str | None) -> dict[str, Any] | None:
-        """The match's report data (reports/stats.py); cached by seq once the match is over."""
-        if match_id is None or match_id not in self.matches.matches:
-            return None
-        from qalisball.reports.stats import build_report
+        """The match's report data (reports/stats.py): its log replayed once per seq (D253), finished or not.
 
-        m = self.matches.get(match_id)
-        cached = self._reports.get(match_id)
-        if cached is not None and cached[0] == m.seq:
-            return cached[1]
+        What depends on the time now (the minutes of a half being played) is added to the kept core on each
+        call (``finish``), so a live match's report costs one replay per event, not one per reader.
+        """
+        if match_id is None or match_id not in self.book.matches.matches:
+            return None
+        from qalisball.reports.stats import build_core, finish
+
+        m = self.book.matches.get(match_id)
         log = m.log
-        report = build_report(m.id, m.data, m.setup, log, now=self.clock(), created_at=m.created_at)
-        if m.state is not None and m.state.phase in FINAL_PHASES:
-            self._reports[match_id] = (log[-1].seq if log else 0, report)
-        return report
+        seq = log[-1].seq if log else 0
+        cached = self.reports.get(match_id)
+        if cached is None or cached[0] != seq:
+            cached = (seq, build_core(m.id, m.data, m.setup, log, created_at=m.created_at))
+            self.reports[match_id] = cached
+        return finish(cached[1], self.book.clock())
 
     def stats(self, c: Competition) -> list[dict[str, Any]]:
         """Player statistics over the competition's matches (those whose result counts, not replaced ones)."""
-        snap = self.snapshot(c)
+        snap = self.book.snapshot(c)
         rows: dict[tuple[str, int], dict[str, Any]] = {}
         for f in c.fixtures:
             for side, tid in zip(("home", "away"), snap.teams.get(f.id, (None, None)), strict=True):
@@ -142,7 +150,7 @@ class PlayerRecords(CompetitionViews):
                     row["yellow"] += r["yellow"]
                     row["red"] += r["red"]
         for (tid, number), row in rows.items():
-            t = self.teams.get(tid)
+            t = self.book.teams.get(tid)
             row["name"] = (t.names().get(number) if t else None) or row["name"]
             row["team_name"] = t.name if t else tid
         out = [

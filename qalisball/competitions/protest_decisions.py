@@ -4,32 +4,38 @@ arbitration committee (C7), and drawings of lots (C3, D61). The rules are ``rule
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from qalisball.competitions.records import LEAGUE, Competition, Fixture, Invalid, LotsDrawn, Protest, new_id
+from qalisball.competitions.book import CompetitionBook
+from qalisball.competitions.records import LEAGUE, WHAT_IF_RECORD, Competition, Fixture, Invalid, LotsDrawn, Protest, new_id
 from qalisball.competitions.store import utc_now
-from qalisball.competitions.views import CompetitionViews
 from qalisball.match.service import NotFound
 from qalisball.rules.competition import decisions, standings
 
 
-class ProtestsAndDecisions(CompetitionViews):
-    """Results decided by the organiser (D63) or on a protest (C7), and drawings of lots (C3)."""
+class ProtestsAndDecisions:
+    """Results decided by the organiser (D63) or on a protest (C7), and drawings of lots (C3).
+
+    Given the book and the live updates' ``changed``."""
+
+    def __init__(self, book: CompetitionBook, changed: Callable[[Competition], None]) -> None:
+        self.book, self.changed = book, changed
 
     def decide_result(self, c: Competition, f: Fixture, data: dict[str, Any]) -> Fixture:
         """D63: the organiser's result for a fixture whose match was abandoned, or was played without the app."""
-        with self._lock:
-            snap = self.snapshot(c)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
             home, away = snap.teams[f.id]
             result = self._result_of(home, away, data)
-            decisions.check_result_decidable(self._facts(f, snap))
+            decisions.check_result_decidable(self.book.facts(f, snap))
             record = {**result, "by": "organiser", "protest": None, "text": data["text"], "at": utc_now()}
-            self._write(
+            self.book.write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "decision": record, "home": home, "away": away})],
                 (c.id, "result", {"fixture": f.id, **record}),
             )
             f.decision, f.home, f.away = record, home, away
-        self._changed(c)
+        self.changed(c)
         return f
 
     def _result_of(self, home: str | None, away: str | None, data: dict[str, Any]) -> dict[str, Any]:
@@ -48,12 +54,12 @@ class ProtestsAndDecisions(CompetitionViews):
             f = c.fixture(data["fixture"])
         except NotFound as exc:
             raise Invalid("no such fixture", {"fixture": [str(exc)]}) from exc
-        with self._lock:
-            home, away = self.snapshot(c).teams[f.id]
+        with self.book.lock:
+            home, away = self.book.snapshot(c).teams[f.id]
             if data["team"] not in (home, away):
                 raise Invalid("not a team of this fixture", {"team": [f"{data['team']} does not play fixture {f.id}"]})
             p = Protest(new_id(), f.id, data["team"], data["text"], utc_now())
-            self._write(
+            self.book.write(
                 [
                     (
                         "insert",
@@ -72,7 +78,7 @@ class ProtestsAndDecisions(CompetitionViews):
                 (c.id, "protest", p.public()),
             )
             c.protests.append(p)
-        self._changed(c)
+        self.changed(c)
         return p
 
     def decide_protest(self, c: Competition, protest_id: str, data: dict[str, Any]) -> Protest:
@@ -80,9 +86,9 @@ class ProtestsAndDecisions(CompetitionViews):
         p = next((x for x in c.protests if x.id == protest_id), None)
         if p is None:
             raise NotFound(f"no protest {protest_id} in competition {c.id}")
-        with self._lock:
+        with self.book.lock:
             f = c.fixture(p.fixture)
-            home, away = self.snapshot(c).teams[f.id]
+            home, away = self.book.snapshot(c).teams[f.id]
             result = self._result_of(home, away, data["result"]) if data.get("result") else None
             decisions.check_protest_open(p.id, p.decision is not None)
             decision = {
@@ -96,6 +102,9 @@ class ProtestsAndDecisions(CompetitionViews):
                 if f.match_id is None:
                     raise Invalid("no match to look at", {"what_if": ["this fixture has no match of the app"]})
                 decision["what_if"] = {"match": f.match_id, **data["what_if"]}
+                record = data.get("what_if_record")
+                if record is not None and record.get("match") == f.match_id:
+                    decision[WHAT_IF_RECORD] = record  # D251: what the report prints, computed once
             changes: list[tuple[str, str, dict[str, Any]]] = [("update", "protests", {"id": p.id, "decision": decision})]
             fixture_change: dict[str, Any] = {}
             if result is not None:
@@ -109,13 +118,14 @@ class ProtestsAndDecisions(CompetitionViews):
                 changes.append(
                     ("update", "fixtures", {"competition_id": c.id, "id": f.id, "home": home, "away": away, **fixture_change})
                 )
-            self._write(changes, (c.id, "protest_decided", {"protest": p.id, **decision}))
+            logged = {k: v for k, v in decision.items() if k != WHAT_IF_RECORD}  # the request is the record (D188)
+            self.book.write(changes, (c.id, "protest_decided", {"protest": p.id, **logged}))
             p.decision = decision
             if fixture_change:
                 f.home, f.away = home, away
                 for k, v in fixture_change.items():
                     setattr(f, k, v)
-        self._changed(c)
+        self.changed(c)
         return p
 
     def record_lots(self, c: Competition, data: dict[str, Any]) -> LotsDrawn:
@@ -126,14 +136,14 @@ class ProtestsAndDecisions(CompetitionViews):
         group = next(((name, members) for name, members in c.groups if set(drawn) <= set(members)), None)
         if group is None:
             raise Invalid("teams of different groups", {"teams": ["lots are drawn among teams of one group"]})
-        with self._lock:
-            snap = self.snapshot(c)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
             name, members = group
             key = name or LEAGUE
             counted = [r for f in c.fixtures if f.stage == "group" and (f.group or "") == name and (r := snap.results.get(f.id))]
             standings.check_lots([t for t in members if t not in snap.voided], counted, c.points, drawn, snap.pending[key])
             x = LotsDrawn(new_id(), list(drawn), data["text"], utc_now())
-            self._write(
+            self.book.write(
                 [
                     (
                         "insert",
@@ -144,5 +154,5 @@ class ProtestsAndDecisions(CompetitionViews):
                 (c.id, "lots", x.public()),
             )
             c.lots.append(x)
-        self._changed(c)
+        self.changed(c)
         return x

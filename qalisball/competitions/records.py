@@ -94,6 +94,7 @@ class Fixture:
     previous_matches: list[str] = field(default_factory=list)  # replaced by a replay (C7) or after an abandonment
     forfeit: dict[str, Any] | None = None  # {"team", "reason", "at"} (C6)
     decision: dict[str, Any] | None = None  # a decided result (C7, D63): {"home", "away", "winner", "shootout", "by", ...}
+    moves: int = 0  # times moved to another time or field (D75): a calendar's SEQUENCE (D280), from competition_log
 
     def planned(self) -> Planned:
         return Planned(self.number, self.round, self.group, self.stage, self.slot, self.field, self.home_source, self.away_source)
@@ -121,6 +122,11 @@ class Fixture:
         }
 
 
+# A decision's what-if as the protest report prints it (D251), computed once when the decision is stored;
+# kept in the stored decision, never in the API's answers (they carry the what-if's request only).
+WHAT_IF_RECORD = "what_if_record"
+
+
 @dataclass
 class Protest:
     id: str
@@ -137,7 +143,7 @@ class Protest:
             "team": self.team,
             "text": self.text,
             "filed_at": self.filed_at,
-            "decision": self.decision,
+            "decision": None if self.decision is None else {k: v for k, v in self.decision.items() if k != WHAT_IF_RECORD},
         }
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from qalisball.competitions.book import CompetitionBook
 from qalisball.competitions.records import Competition, Fixture, Invalid
-from qalisball.competitions.views import CompetitionViews
 from qalisball.rules.competition import moves
 
 
-class ScheduleMoves(CompetitionViews):
-    """A fixture moved to another time or field (D75)."""
+class ScheduleMoves:
+    """A fixture moved to another time or field (D75). Given the book and the live updates' ``changed``."""
+
+    def __init__(self, book: CompetitionBook, changed: Callable[[Competition], None]) -> None:
+        self.book, self.changed = book, changed
 
     def reschedule(self, c: Competition, f: Fixture, data: dict[str, Any]) -> Fixture:
         """Move a fixture to another time and/or field (D75), before its match is made.
@@ -19,9 +23,9 @@ class ScheduleMoves(CompetitionViews):
         ``starts_at``: ISO 8601; without an offset, the competition's (its start's). ``field``: a field's name.
         """
         fields = [fl["name"] for fl in c.config["fields"]]
-        with self._lock:
-            snap = self.snapshot(c)
-            facts = self._facts(f, snap)
+        with self.book.lock:
+            snap = self.book.snapshot(c)
+            facts = self.book.facts(f, snap)
             moves.check_movable(f.number, facts.phase, facts.over)
             starts_at, field_index = f.starts_at, f.field
             if data.get("field") is not None:
@@ -31,17 +35,18 @@ class ScheduleMoves(CompetitionViews):
             if data.get("starts_at") is not None:
                 starts_at = _competition_time(c, data["starts_at"])
             slot_ms = int(c.config["slot_minutes"]) * 60_000
-            names = {t.id: t.name for t in self.teams.values()} | {o.id: o.name for o in self.officials.values()}
-            was = self._booking(c, f, snap)
-            moved = self._booking(c, f, snap, starts_at, field_index)
-            others = [self._booking(c, x, snap) for x in c.fixtures if x.id != f.id]
+            names = {t.id: t.name for t in self.book.teams.values()} | {o.id: o.name for o in self.book.officials.values()}
+            was = self.book.booking(c, f, snap)
+            moved = self.book.booking(c, f, snap, starts_at, field_index)
+            others = [self.book.booking(c, x, snap) for x in c.fixtures if x.id != f.id]
             moves.check_move(was, moved, others, slot_ms, fields, names)
             f.starts_at, f.field = starts_at, field_index
-            self._write(
+            self.book.write(
                 [("update", "fixtures", {"competition_id": c.id, "id": f.id, "starts_at": starts_at, "field": field_index})],
                 (c.id, "reschedule", {"fixture": f.id, "starts_at": starts_at, "field": fields[field_index]}),
             )
-        self._changed(c)
+            f.moves += 1  # the competition log's line counts it after a restart (D280)
+        self.changed(c)
         return f
 
 

@@ -21,6 +21,7 @@ from qalisball.match.schemas import (
     StrictBool,
     StrictFloat,
     _Strict,
+    field_shape_problems,
     parse_event,
     rule_set_problems,
 )
@@ -162,6 +163,8 @@ class CompetitionSchema(_Strict):
         for i, f in enumerate(data.get("fields_") or []):
             for key, words in rule_set_problems(rules, f).items():
                 problems[f"fields.{i}.{key.removeprefix('field.')}" if key.startswith("field.") else f"match.{key}"] = words
+            for key, words in field_shape_problems(rules, f).items():  # 2.1, the book's (rules/setup.py)
+                problems[f"fields.{i}.{key}"] = words
         if problems:
             raise ValidationError(problems)
 

@@ -50,6 +50,14 @@ class CompetitionStore:
         for row in proven if proven is not None else self.db[table].rows_where(where, params or [], order_by=order_by):
             yield _decode(table, row)
 
+    def moves(self) -> dict[tuple[str, str], int]:
+        """How many times each fixture was moved (D75's ``reschedule`` lines of the competition log, D280)."""
+        out: dict[tuple[str, str], int] = {}
+        sql = "SELECT competition_id, json_extract(body, '$.fixture') FROM competition_log WHERE action = 'reschedule'"
+        for comp, fixture in self.db.execute(sql).fetchall():
+            out[(comp, fixture)] = out.get((comp, fixture), 0) + 1
+        return out
+
     # -- writing ---------------------------------------------------------------------------------
 
     def write(
@@ -81,7 +89,15 @@ class CompetitionStore:
             # Every record written is sealed in the same transaction (D145).
             return [(table, tuple(row[c] for c in _PKS[table])) for _, table, row in changes]
 
-        self.store.write_records(log[1] if log is not None else "records_changed", run)
+        # A competition's change is a message of the journal (the feed, D282), in the same transaction; so is a
+        # kept team's or official's, which the teams page and the competitions show (kind ``team``, D301).
+        entry: tuple[str, str, dict[str, Any]] | None = None
+        if log is not None and log[0] is not None:
+            entry = ("competition", log[0], {"competition": log[0], "change": log[1], "detail": log[2]})
+        elif log is not None:
+            kind = "official" if log[1].startswith("official") else "team"
+            entry = (kind, str(log[2].get("id", "")), {kind: log[2].get("id"), "change": log[1], "detail": log[2]})
+        self.store.write_records(log[1] if log is not None else "records_changed", run, entry)
 
 
 _PKS = {

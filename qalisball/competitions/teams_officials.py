@@ -5,29 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from qalisball.competitions import csv_io as competition_csv
+from qalisball.competitions.book import CompetitionBook
 from qalisball.competitions.records import Invalid, Official, Team, new_id, sorted_players, team_row
 from qalisball.competitions.store import utc_now
-from qalisball.competitions.views import CompetitionViews
 from qalisball.match.service import NotFound
 
 
-class TeamsAndOfficials(CompetitionViews):
-    """Kept teams (C1) and officials, shared by every competition."""
+class TeamsAndOfficials:
+    """Kept teams (C1) and officials, shared by every competition: kept in the book."""
+
+    def __init__(self, book: CompetitionBook) -> None:
+        self.book = book
 
     # -- teams (C1) ------------------------------------------------------------------------------
 
     def team(self, team_id: str) -> Team:
-        t = self.teams.get(team_id)
+        t = self.book.teams.get(team_id)
         if t is None:
             raise NotFound(f"no team {team_id}")
         return t
 
     def _name_taken(self, name: str, but: str | None = None) -> bool:
         key = name.strip().casefold()
-        return any(t.name.strip().casefold() == key and t.id != but for t in self.teams.values())
+        return any(t.name.strip().casefold() == key and t.id != but for t in self.book.teams.values())
 
     def create_team(self, data: dict[str, Any]) -> Team:
-        with self._lock:
+        with self.book.lock:
             if self._name_taken(data["name"]):
                 raise Invalid(
                     "a team of that name exists", {"name": [f"a team named {data['name']!r} exists: change it with PATCH"]}
@@ -36,12 +39,12 @@ class TeamsAndOfficials(CompetitionViews):
             t = Team(
                 new_id(), data["name"], data["short"], data["color"], data["club"], sorted_players(data["players"]), now, now
             )
-            self._write([("insert", "teams", team_row(t))], (None, "team_created", t.public()))
-            self.teams[t.id] = t
+            self.book.write([("insert", "teams", team_row(t))], (None, "team_created", t.public()))
+            self.book.put_team(t)
             return t
 
     def update_team(self, team_id: str, data: dict[str, Any]) -> Team:
-        with self._lock:
+        with self.book.lock:
             t = self.team(team_id)
             if "name" in data and self._name_taken(data["name"], but=t.id):
                 raise Invalid("a team of that name exists", {"name": [f"another team is named {data['name']!r}"]})
@@ -49,8 +52,8 @@ class TeamsAndOfficials(CompetitionViews):
             if "players" in data:
                 changed.players = sorted_players(data["players"])
             changed.updated_at = utc_now()
-            self._write([("update", "teams", team_row(changed))], (None, "team_updated", {"id": t.id, **data}))
-            self.teams[t.id] = changed
+            self.book.write([("update", "teams", team_row(changed))], (None, "team_updated", {"id": t.id, **data}))
+            self.book.put_team(changed)
             return changed
 
     def import_csv(self, text: str) -> list[Team]:
@@ -63,8 +66,8 @@ class TeamsAndOfficials(CompetitionViews):
         if errors:
             first = next(iter(errors))
             raise Invalid(f"{first}: {errors[first][0]}", errors)
-        with self._lock:
-            by_name = {t.name.strip().casefold(): t for t in self.teams.values()}
+        with self.book.lock:
+            by_name = {t.name.strip().casefold(): t for t in self.book.teams.values()}
             changes: list[tuple[str, str, dict[str, Any]]] = []
             out: list[Team] = []
             now = utc_now()
@@ -83,20 +86,20 @@ class TeamsAndOfficials(CompetitionViews):
                         "too many players", {"players": [f"team {name!r} would have {len(t.players)} players: at most 60"]}
                     )
                 out.append(t)
-            self._write(changes, (None, "teams_imported", {"teams": [t.name for t in out]}))
+            self.book.write(changes, (None, "teams_imported", {"teams": [t.name for t in out]}))
             for t in out:
-                self.teams[t.id] = t
+                self.book.put_team(t)
             return out
 
     def export_csv(self) -> str:
         """The kept teams as CSV (``team,number,name,gender``), UTF-8 with a byte-order mark as the match CSV."""
-        return competition_csv.teams_csv(t.public() for t in sorted(self.teams.values(), key=lambda t: (t.created_at, t.id)))
+        return competition_csv.teams_csv(t.public() for t in sorted(self.book.teams.values(), key=lambda t: (t.created_at, t.id)))
 
     # -- officials -----------------------------------------------------------------------------------
 
     def create_official(self, data: dict[str, Any]) -> Official:
-        with self._lock:
+        with self.book.lock:
             o = Official(new_id(), data["name"], data["club"], utc_now())
-            self._write([("insert", "officials", o.__dict__.copy())], (None, "official_created", o.public()))
-            self.officials[o.id] = o
+            self.book.write([("insert", "officials", o.__dict__.copy())], (None, "official_created", o.public()))
+            self.book.put_official(o)
             return o

@@ -4,7 +4,9 @@ protest report that prints the two columns of the what-if a decision links (D188
 The what-if page is for the organiser or the match's referee (the API it calls needs one of them); it
 reads the log and the event catalogue through the public API and posts to ``POST …/what-if``. From a
 protest (``?competition=…&protest=…``) it also records the committee's decision with the what-if's
-request. The report replays that request on the log as it was when the committee looked (its ``seq``).
+request. The report prints what was computed once, when the decision was stored (D251: replayed on the log
+as it was when the committee looked, its ``seq``); a decision stored before that is computed on its first
+reading and kept in memory (``whatif_api.Answers``), never on every GET.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
+from qalisball.competitions import slots as competition_slots
 from qalisball.competitions import whatif_api
-from qalisball.competitions.records import Competition, Protest
+from qalisball.competitions.records import WHAT_IF_RECORD, Competition, Protest
+from qalisball.match import slots as match_slots
 from qalisball.match.service import Match, NotFound
-from qalisball.rules.errors import InvalidEvent, RuleViolation
-from qalisball.web import credentials, i18n, rulebook, services
+from qalisball.web import credentials, i18n, rulebook
 from qalisball.web.errors import ApiError
 from qalisball.web.guards import held_role, organiser_cookie, token_refused
 from qalisball.web.i18n import current_language
@@ -51,6 +55,18 @@ STRINGS = {
     "spot_x": _l("Spot x (m)"),
     "spot_y": _l("Spot y (m)"),
     "reason": _l("Reason"),
+    # An error the server answered, by its ``error`` code, in the page's language (D295): the server's
+    # ``message`` is English but for a rule's refusal (409 ``rule``, worded in the request's language).
+    "error_too_many_requests": _l("Too many what-ifs are being computed at once: try again in a moment."),
+    "error_unauthorized": _l("This link's token is not valid for this match"),
+    "error_forbidden": _l("Your role may not do this"),
+    "error_not_found": _l("Not found"),
+    "error_invalid": _l("Not accepted"),
+    "error_conflict": _l("Not accepted: this protest has changed since the page was opened; reload the page."),
+    "error_unavailable": _l("Nothing was stored: the server's database is busy or read-only; try again in a moment."),
+    "error_damaged": _l("Nothing was stored: the server's database is read-only; restore the latest backup."),
+    "error_too_large": _l("Not accepted: the request is too large."),
+    "error_other": _l("The server did not answer ({status}): try again in a moment."),
 }
 
 
@@ -76,7 +92,7 @@ def what_if(match_id: str) -> str:
 @bp.get("/competitions/<comp_id>/protests/<pid>/report")
 def protest_report(comp_id: str, pid: str) -> str:
     """The protest, the committee's decision and, when it links a what-if, both columns (D188)."""
-    comps = services.COMPETITIONS.find()
+    comps = competition_slots.COMPETITIONS.find()
     try:
         c = comps.get(comp_id) if comps is not None else None
     except NotFound:
@@ -84,25 +100,32 @@ def protest_report(comp_id: str, pid: str) -> str:
     p = next((x for x in c.protests if x.id == pid), None) if c is not None else None
     if c is None or p is None:
         abort(404)
-    link = (p.decision or {}).get("what_if")
-    columns, problem = _columns(link) if link else (None, None)
-    names = {t: comps.teams[t].name if t in comps.teams else t for t in c.teams} if comps is not None else {}
-    return render_template(
-        "competitions/protest_report.html",
-        c=c,
-        p=p,
-        fixture=c.fixture(p.fixture),
-        team_name=names.get(p.team, p.team),
-        columns=columns,
-        problem=problem,
-        link=link,
-        rule_title=lambda rule: rulebook.title(rule, current_language()),
-        vocab=i18n.vocabulary(),
-    )
+    assert comps is not None and c is not None and p is not None
+
+    def render() -> str:
+        link = (p.decision or {}).get("what_if")
+        columns, problem = _columns(p.decision or {}, link) if link else (None, None)
+        names = {t: comps.teams[t].name if t in comps.teams else t for t in c.teams}
+        return render_template(
+            "competitions/_protest_report_body.html",
+            c=c,
+            p=p,
+            fixture=c.fixture(p.fixture),
+            team_name=names.get(p.team, p.team),
+            columns=columns,
+            problem=problem,
+            link=link,
+            rule_title=lambda rule: rulebook.title(rule, current_language()),
+            vocab=i18n.vocabulary(),
+        )
+
+    # The body once per change and language (D253): a long match's report is some hundred refused calls.
+    body = Markup(comps.cached_part(c, f"protest:{p.id}:{current_language()}", render))
+    return render_template("competitions/protest_report.html", c=c, body=body)
 
 
 def _match(match_id: str) -> Match:
-    m = services.match_service().matches.get(match_id)
+    m = match_slots.match_service().matches.get(match_id)
     if m is None:
         abort(404)
     return m
@@ -120,7 +143,7 @@ def _credentials(m: Match) -> tuple[str | None, bool]:
 
 def _protest_of(m: Match) -> dict[str, Any] | None:
     """The protest the page was opened from (``?competition=&protest=``), when it is about this match."""
-    comps = services.COMPETITIONS.find()
+    comps = competition_slots.COMPETITIONS.find()
     comp_id, protest_id = request.args.get("competition"), request.args.get("protest")
     if comps is None or not comp_id or not protest_id:
         return None
@@ -144,16 +167,21 @@ def _protest_of(m: Match) -> dict[str, Any] | None:
     }
 
 
-def _columns(link: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    """Both outcomes of the linked what-if, replayed on the log as the committee saw it; or why not."""
-    m = services.match_service().matches.get(link.get("match", ""))
+def _columns(decision: dict[str, Any], link: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """Both outcomes of the linked what-if, as computed when the decision was stored (D251); or why not."""
+    m = match_slots.match_service().matches.get(link.get("match", ""))
     if m is None:
         return None, str(_l("The match of this what-if is not in this database."))
-    try:
-        body = whatif_api.compare(m, whatif_api.parse_changes(link["changes"]), upto=link["seq"])
-    except (RuleViolation, InvalidEvent, KeyError, ValueError) as exc:
-        return None, str(exc)
-    except ApiError as exc:
-        return None, exc.message
-    body["names"] = {t: m.setup.team(t).name for t in ("home", "away")}  # type: ignore[arg-type]
+    record = decision.get(WHAT_IF_RECORD)
+    if not isinstance(record, dict) or record.get("match") != m.id or record.get("seq") != link.get("seq"):
+        try:  # a decision stored before D251: computed once, then kept in memory
+            record = whatif_api.decision_record(m, link, caller="report")
+        except ApiError as exc:
+            return None, exc.message
+    language = current_language()
+    body = {
+        **record,
+        "refused": [{**r, "message": (r.get("message") or {}).get(language, "")} for r in record.get("refused", [])],
+        "names": {t: m.setup.team(t).name for t in ("home", "away")},  # type: ignore[arg-type]
+    }
     return body, None

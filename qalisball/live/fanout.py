@@ -271,9 +271,14 @@ class Fanout:
     def forget(self, match_id: str) -> None:
         self._last.pop(match_id, None)
 
-    def messages(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> list[tuple[str, Encoded, str, bool]]:
+    def messages(
+        self, match_id: str, entry: dict[str, Any], state: dict[str, Any], officials: bool = True
+    ) -> Iterator[tuple[str, Encoded, str, bool]]:
         """(event name, argument, room, to every process) to emit, in order, for the committed ``entry`` and its ``state``.
 
+        The spectators' messages come first and are made from the state without ``legal``; the officials'
+        (the whole state, ~7.5 KB of JSON) are only encoded once those are out, and only when ``officials``
+        (someone is in the match's officials' rooms here): the spectators never wait for it (issue 29 item 5).
         Officials' messages stay in the writer's process (the last element is False): in a cluster the
         consoles are connected to it (docs/deploy.md), so the ~7 KB states with ``legal`` need not cross Redis.
         """
@@ -281,7 +286,6 @@ class Fanout:
         public = public_view(state)
         entry_text = dumps(entry)
         public_text = dumps(public)
-        full_text = dumps(state)
         update_text = '{"seq":' + str(seq) + ',"event":' + entry_text
         prev = self._last.get(match_id)
         self._last[match_id] = public
@@ -294,16 +298,17 @@ class Fanout:
             public_update = update_text + ',"base":' + str(seq - 1) + ',"patch":' + patch_text + "}"
         else:
             public_update = update_text + ',"state":' + public_text + "}"
-        official_update = update_text + ',"state":' + full_text + "}"
         event = Encoded(entry_text, "event", match_id, seq)
-        return [
-            # API.md's spectators: the entry, then the state (without `legal`).
-            ("event", event, room(match_id), True),
-            ("state", Encoded(public_text, "public_state", match_id, seq), room(match_id), True),
-            # Spectators that take one message per change.
-            ("update", Encoded(public_update, "public_update", match_id, seq), room(match_id, updates=True), True),
-            # Officials: the whole state, `legal` included (a handful of consoles: no patches).
-            ("event", event, room(match_id, official=True), False),
-            ("state", Encoded(full_text, "state", match_id, seq), room(match_id, official=True), False),
-            ("update", Encoded(official_update, "update", match_id, seq), room(match_id, official=True, updates=True), False),
-        ]
+        # API.md's spectators: the entry, then the state (without `legal`).
+        yield ("event", event, room(match_id), True)
+        yield ("state", Encoded(public_text, "public_state", match_id, seq), room(match_id), True)
+        # Spectators that take one message per change.
+        yield ("update", Encoded(public_update, "public_update", match_id, seq), room(match_id, updates=True), True)
+        if not officials:
+            return
+        # Officials: the whole state, `legal` included (a handful of consoles: no patches).
+        full_text = dumps(state)
+        official_update = update_text + ',"state":' + full_text + "}"
+        yield ("event", event, room(match_id, official=True), False)
+        yield ("state", Encoded(full_text, "state", match_id, seq), room(match_id, official=True), False)
+        yield ("update", Encoded(official_update, "update", match_id, seq), room(match_id, official=True, updates=True), False)

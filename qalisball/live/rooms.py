@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +30,9 @@ from qalisball.web import credentials, services
 
 MAX_QUEUED = 64  # packets waiting for one client (an event is two: ``event`` and ``state``)
 
-# Joins (``join``, ``join_competition``) one connection may send at once, then one more every
-# JOIN_EVERY_MS (D156): a page joins once on connecting and again every 30 s; a console now and then more.
+# Joins and leaves (``join``, ``join_competition``, ``join_screen`` and their ``leave…``) one connection may
+# send at once, then one more every JOIN_EVERY_MS (D156, D241): a page joins once on connecting and again
+# every 30 s; a console now and then more.
 JOIN_BURST = 10
 JOIN_EVERY_MS = 200
 
@@ -79,6 +81,7 @@ class JoinGate:
         self.socketio, self.clock = socketio, clock
         self.budget = budget if budget is not None else JoinBudget()
         self.events: set[str] = set()
+        self.dropped: dict[str, int] = {}  # sid -> frames dropped since its last admitted join
         self._install()
 
     def guard(self, event: str) -> None:
@@ -87,6 +90,7 @@ class JoinGate:
 
     def forget(self, sid: str) -> None:
         self.budget.forget(sid)
+        self.dropped.pop(sid, None)
 
     def _install(self) -> None:
         server = self.socketio.server
@@ -108,10 +112,36 @@ class JoinGate:
                     refusal = {"error": "too_many_requests", "message": message, "retry_after_ms": wait}
                     server.emit("error", refusal, to=sid, namespace=ns, ignore_queue=True)
                 if verdict != "ok":
+                    dropped = self.dropped.get(str(sid), 0) + 1
+                    self.dropped[str(sid)] = dropped
+                    if dropped > DROP_AFTER:  # a storm, not a page: its reading would keep the loop (D241)
+                        self.dropped.pop(str(sid), None)
+                        connection = tcp_connection(server, eio_sid)
+                        server.disconnect(sid, namespace=ns, ignore_queue=True)
+                        if connection is not None:  # and shut it: what the storm already sent is never read
+                            with contextlib.suppress(OSError):
+                                connection.shutdown(socket.SHUT_RDWR)
+                    time.sleep(0)  # let the loop serve others between the frames it reads
                     return None
+                self.dropped.pop(str(sid), None)
             return handle(eio_sid, namespace, id, data)
 
         server._handle_event = handle_event
+
+
+DROP_AFTER = 100  # frames over the budget dropped in a row before the connection is closed (D241)
+SHOWN_CHARS = 40  # how much of a client's input an error may repeat (D241)
+
+
+def shown(value: Any) -> str:
+    """A client's value as an error may repeat it: at most ``SHOWN_CHARS`` characters of it (D241)."""
+    if isinstance(value, str):
+        text = value
+    elif value is None or isinstance(value, int | float):
+        text = repr(value)
+    else:  # a list or an object: named, never written out (it may be megabytes)
+        text = f"({type(value).__name__})"
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
 def drop_laggards(socketio: SocketIO, room: str) -> int:
@@ -125,16 +155,25 @@ def drop_laggards(socketio: SocketIO, room: str) -> int:
         client = eio.sockets.get(eio_sid)
         if client is None or client.closed or client.queue.qsize() <= MAX_QUEUED:
             continue
-        environ = server.environ.get(eio_sid) or {}
-        # abort: no goodbye packet into a queue nobody drains; wait=False: never wait for it to drain.
-        client.close(wait=False, abort=True, reason=eio.reason.SERVER_DISCONNECT)
-        eio.sockets.pop(eio_sid, None)
-        connection = environ.get("qalisball.connection") if "wsgi.websocket" in environ else None
-        if connection is not None:  # a websocket connection of its own: shut it, the blocked write fails now
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
+        shut(server, eio_sid)
         dropped += 1
     return dropped
+
+
+def shut(server: Any, eio_sid: str) -> None:
+    """Close ``eio_sid`` at once and, for a websocket, shut its TCP connection: a blocked write fails now and
+    nothing more it sent is read (D52's laggards, D241's storms)."""
+    eio = getattr(server, "eio", None)
+    client = eio.sockets.get(eio_sid) if eio is not None else None
+    if client is None:
+        return
+    connection = tcp_connection(server, eio_sid)
+    # abort: no goodbye packet into a queue nobody drains; wait=False: never wait for it to drain.
+    client.close(wait=False, abort=True, reason=eio.reason.SERVER_DISCONNECT)
+    eio.sockets.pop(eio_sid, None)
+    if connection is not None:  # a websocket connection of its own
+        with contextlib.suppress(OSError):
+            connection.shutdown(socket.SHUT_RDWR)
 
 
 def throttled_s() -> int:
@@ -163,3 +202,9 @@ def joined_token(data: Any) -> str | None:
         return token
     csrf = data.get("csrf")
     return credentials.unlocked_cookie(csrf) if isinstance(csrf, str) and csrf.isascii() else None
+
+
+def tcp_connection(server: Any, eio_sid: str) -> Any:
+    """The TCP socket of a websocket connection (``serving`` keeps it in the environ), or None."""
+    environ = server.environ.get(eio_sid) or {}
+    return environ.get("qalisball.connection") if "wsgi.websocket" in environ else None

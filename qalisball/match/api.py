@@ -11,13 +11,15 @@ from flask import Blueprint, Response, jsonify, request
 from marshmallow import ValidationError
 
 from qalisball.match import devices
+from qalisball.match import live as match_live
+from qalisball.match import slots as match_slots
 from qalisball.match.schemas import MatchSchema, parse_event
 from qalisball.match.service import Conflict, Forbidden, Match, NotFound
 from qalisball.match.validation_words import fields_answer
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.errors import InvalidEvent, RuleViolation
 from qalisball.rules.state import MatchSetup
-from qalisball.web import refusal_words, services
+from qalisball.web import refusal_words
 from qalisball.web.errors import ApiError, answer_api_errors
 from qalisball.web.guards import is_organiser, organiser_required, request_token
 from qalisball.web.i18n import current_language
@@ -44,36 +46,41 @@ def create_match() -> tuple[Response, int]:
         data = MatchSchema().load(body)
     except ValidationError as exc:
         raise ApiError(400, "invalid", "the match does not fit the schema", **fields_answer(exc.normalized_messages())) from exc
-    m = services.match_service().create(data)
+    m = match_slots.match_service().create(data)
     return jsonify({"id": m.id, "tokens": m.tokens}), 201
 
 
 @bp.get("/matches")
 def list_matches() -> Response:
-    svc = services.match_service()
-    return jsonify([svc.summary(m) for m in svc.matches.values()])
+    svc = match_slots.match_service()
+    origin = match_slots.ORIGIN.find()
+    out = [svc.summary(m) for m in svc.matches.values()]
+    if origin is not None:  # a league's central: a venue's match names its venue (API.md "The league")
+        for summary in out:
+            summary["venue"] = origin(summary["id"]) or summary["venue"]
+    return jsonify(out)
 
 
 def _match(match_id: str) -> Match:
     try:
-        return services.match_service().get(match_id)
+        return match_slots.match_service().get(match_id)
     except NotFound as exc:
         raise ApiError(404, "not_found", str(exc)) from exc
 
 
 @bp.get("/matches/<match_id>")
 def get_match(match_id: str) -> Response:
-    return jsonify(services.match_service().state(_match(match_id)))
+    return jsonify(match_slots.match_service().state(_match(match_id)))
 
 
 @bp.get("/matches/<match_id>/events")
 def get_events(match_id: str) -> Response:
-    return jsonify(services.match_service().log(_match(match_id)))
+    return jsonify(match_slots.match_service().log(_match(match_id)))
 
 
 @bp.post("/matches/<match_id>/events")
 def post_event(match_id: str) -> tuple[Response, int]:
-    svc = services.match_service()
+    svc = match_slots.match_service()
     token = request_token()
     m = svc.matches.get(match_id)
     role = m.role_of(token) if m is not None else None
@@ -115,7 +122,7 @@ def get_devices(match_id: str) -> Response:
     role are both listed (the screens warn about it).
     """
     token = request_token()
-    m = services.match_service().matches.get(match_id)
+    m = match_slots.match_service().matches.get(match_id)
     role = m.role_of(token) if m is not None else None
     if not is_organiser(token):
         if role is None:
@@ -124,7 +131,7 @@ def get_devices(match_id: str) -> Response:
             raise ApiError(403, "forbidden", f"the {role} may not list the match's devices: the referee or the organiser may")
     if m is None:
         raise ApiError(404, "not_found", f"no match {match_id}")
-    return jsonify(devices.listing(services.devices(), m.id))
+    return jsonify(devices.listing(devices.devices(), m.id))
 
 
 @bp.post("/matches/<match_id>/tokens/<role>")
@@ -134,15 +141,17 @@ def issue_token(match_id: str, role: str) -> tuple[Response, int]:
     m = _match(match_id)
     if role not in ROLES:
         raise ApiError(404, "not_found", f"no role {role!r}; one of: {', '.join(ROLES)}")
-    token = services.live().reissue(m, role)  # the form's path too (D158)
+    token = match_live.live().reissue(m, role)  # the form's path too (D158)
     return jsonify({"token": token}), 200
 
 
 def _rule_error(exc: RuleViolation, setup: MatchSetup) -> ApiError:
-    """409 ``rule``: ``message`` in the official's language (English as API.md; ``message_en`` when not)."""
+    """409 ``rule``: ``message`` in the official's language (English as API.md; ``message_en`` when not), and
+    the refusal's ``template`` and ``params`` for the console's renderer (D200)."""
+    words = refusal_words.wire(exc)  # D200: the console renders it in its own language, teams by their names
     if current_language() == "en":
-        return ApiError(409, "rule", exc.message, rule=exc.rule, **exc.details)
-    return ApiError(409, "rule", localised_refusal(exc, setup), rule=exc.rule, message_en=exc.message, **exc.details)
+        return ApiError(409, "rule", exc.message, rule=exc.rule, **exc.details, **words)
+    return ApiError(409, "rule", localised_refusal(exc, setup), rule=exc.rule, message_en=exc.message, **exc.details, **words)
 
 
 def localised_refusal(exc: RuleViolation, setup: MatchSetup) -> str:

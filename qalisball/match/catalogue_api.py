@@ -25,9 +25,10 @@ from marshmallow import ValidationError
 
 from qalisball.match.schemas import parse_event
 from qalisball.rules import catalogue
-from qalisball.rules.book import RestartType
+from qalisball.rules.book import BOOK_DEFAULTS, Book, RestartType
 from qalisball.rules.catalogue import EventType, Param, Variant
 from qalisball.rules.engine import RESTART_RULE, RESTART_WORDS
+from qalisball.rules.errors import N_
 from qalisball.rules.state import BOOKS
 from qalisball.web import i18n
 
@@ -131,13 +132,93 @@ _CARD_FIELDS = ("card", "reason")
 
 def _rule_book(rule_set: str) -> dict[str, Any]:
     """What a rule book words differently (V1-D16: a call keeps its name, its label changes) and leaves out
-    (V1-D10: no card, and no card on a foul) of the catalogue, which is rule book 2.0's."""
+    (V1-D10: no card, and no card on a foul) of the catalogue, which is rule book 2.0's; and what it allows a
+    match's settings (``limits``) and changes about the match, in words (``summary``), for the new-match form
+    (SPEC §11.2–§11.4, issue 27 item 2)."""
     book = BOOKS[rule_set]  # type: ignore[index]
     return {
         "labels": {call: labels(label) for call, label in book.labels.items()},
         "without_types": [] if book.cards else ["card"],
         "without_fields": [] if book.cards else list(_CARD_FIELDS),
+        "limits": limits(book),
+        # A new match's settings where the request leaves them out (the schema fills in the same values).
+        "defaults": {name: getattr(book, name) for name in BOOK_DEFAULTS},
+        "restarts": list(book.restarts),  # the restarts its calls give (1.0's corner and short corner)
+        "field_marks": list(book.set_piece_spots),  # the restarts whose spots its field marks (V1-D4, V1-D5)
+        "summary": [sentence(msgid, **values) for msgid, values in _summary(book)],
     }
+
+
+def limits(book: Book) -> dict[str, Any]:
+    """The settings a match under ``book`` may have (SPEC §11.3, §11.4; the schema refuses the rest, 400)."""
+    return {
+        "field": {"length": list(book.length_m), "width": list(book.width_m), "side_lines_required": book.side_lines_required},
+        "starters": list(book.starters),
+        "multi_attack": book.multi_attack,
+        "shootout": book.shootout,
+        "cards": book.cards,
+    }
+
+
+def _m(x: float) -> str:
+    return f"{x:g}"
+
+
+def _summary(book: Book) -> list[tuple[str, dict[str, str]]]:
+    """What ``book`` says about the field, the team size and the result, each sentence with its rule: the
+    book's values, never a test of its name."""
+    (low, high), (wlow, whigh) = book.length_m, book.width_m
+    field = {"length_low": _m(low), "length_high": _m(high), "width_low": _m(wlow), "rule": book.cite("2.1")}
+    out: list[tuple[str, dict[str, str]]] = [
+        (N_("Field: {length_low}–{length_high} m long, at least {width_low} m wide ({rule})"), field)
+        if whigh is None
+        else (
+            N_("Field: {length_low}–{length_high} m long, {width_low}–{width_high} m wide ({rule})"),
+            {**field, "width_high": _m(whigh)},
+        ),
+        (
+            N_("Side lines required: set pieces are taken on them ({rule})")
+            if book.side_lines_required
+            else N_("Side lines optional: an amateur field may have none ({rule})"),
+            {"rule": book.side_lines_rule},
+        ),
+        (
+            N_("{low}–{high} players a side on the field, as many as the field suits ({rule})"),
+            {"low": str(book.starters[0]), "high": str(book.starters[1]), "rule": book.team_size_rule},
+        ),
+        (
+            N_("Substitutions on the team's initiative ({rule})")
+            if book.substitution_initiative
+            else N_("Substitutes come on at any dead ball ({rule})"),
+            {"rule": book.cite("11.1")},
+        ),
+        (
+            (
+                N_("A level match goes to the shootout: {rounds} rounds by default ({rule})"),
+                {"rounds": str(book.shootout_rounds), "rule": book.cite("3.2")},
+            )
+            if book.shootout
+            else (N_("No shootout: a level match is a draw ({rule})"), {"rule": book.cite("12.1")})
+        ),
+        (N_("Yellow and red cards ({rule})") if book.cards else N_("No cards ({rule})"), {"rule": book.cite("9.3")}),
+        (
+            N_("Multiple attack opportunities may be given ({rule})")
+            if book.multi_attack
+            else N_("No multiple attack opportunities ({rule})"),
+            {"rule": book.cite("13.1")},
+        ),
+    ]
+    return out
+
+
+def sentence(msgid: str, **values: str) -> dict[str, str]:
+    """One ``N_`` sentence with its values in both languages."""
+    return {language: text.format(**values) for language, text in labels(msgid).items()}
+
+
+def rule_books_json() -> dict[str, Any]:
+    """Every rule book's part of the catalogue (the new-match form embeds it: its limits and words)."""
+    return {rule_set: _rule_book(rule_set) for rule_set in BOOKS}
 
 
 def catalogue_json() -> dict[str, Any]:
@@ -156,7 +237,7 @@ def catalogue_json() -> dict[str, Any]:
         # … and a note's code: the note field's own choices, so the list follows the schema if they ever part.
         "note_codes": _codes(note_code.choices),
         "restarts": [_restart(r) for r in get_args(RestartType)],
-        "rule_books": {rule_set: _rule_book(rule_set) for rule_set in BOOKS},
+        "rule_books": rule_books_json(),
     }
 
 

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from qalisball.rules.catalogue import ROLES
+from qalisball.web.services import Slot
 
 DEVICE_MAX = 40  # characters of a device label
 QUEUED_MAX = 100_000  # a queue size beyond this is not a console's
@@ -119,3 +120,11 @@ def clean_queued(value: Any) -> int | None:
 
 def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
+
+
+DEVICES: Slot[DeviceRegistry] = Slot("qalisball_devices")
+
+
+def devices() -> DeviceRegistry:
+    """The officials' consoles connected now (API.md "Match day")."""
+    return DEVICES()

@@ -19,11 +19,13 @@ from typing import Any
 
 from flask import request
 from flask_socketio import SocketIO, emit, join_room, leave_room
+from socketio.exceptions import ConnectionRefusedError as Refused
 
 from qalisball.live import fanout, rooms
-from qalisball.live.rooms import JoinGate, joined_token, throttled_s, wrong_token
+from qalisball.live.rooms import JoinGate, joined_token, shown, throttled_s, wrong_token
 from qalisball.match.devices import DeviceRegistry, clean_device, clean_queued
 from qalisball.match.service import Match, MatchService, NotFound
+from qalisball.web.services import Slot
 
 # How long a state answered to a join may be reused (its clock fields are consistent with its
 # `server_time_ms`, so screens still show the right time; only `time_up` may lag by this much).
@@ -43,15 +45,34 @@ class MatchRoom:
         # after a network drop) costs one `legal_calls` and one JSON encoding, not one per spectator.
         self._joined: dict[str, tuple[int, int, fanout.Encoded]] = {}
         self.gate = gate
-        gate.guard("join")  # joins bounded per connection before any handler (D156)
+        gate.guard("join")  # joins and leaves bounded per connection before any handler (D156, D241)
+        gate.guard("leave")
         # The role each connection joined each match's officials' rooms with (D158): revoking a role
         # finds every one of them, whether or not the device registry lists it.
         self._officials: dict[str, dict[str, str]] = {}  # sid -> match id -> role
         self._officials_lock = threading.Lock()
+        socketio.on_event("connect", self.on_connect)
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
         socketio.on_event("status", self.on_status)
         socketio.on_event("disconnect", self.on_disconnect)
+
+    def on_connect(self, auth: Any = None) -> None:
+        """A connection that names itself an official's (``?official=1``: the cluster's proxy sends it to this
+        process, D244) must prove it: its ``auth`` carries a role token, or the CSRF token of the role cookie
+        the connection carries (D54). Otherwise it is refused, so the flag reaches nothing an anonymous
+        client could not reach without it. Connections without the flag are anyone's, as always."""
+        if "official" not in request.args:
+            return None
+        # The refusal says why (D296): the console then connects as anyone's and, if no role, says revoked.
+        if throttled_s():  # D50, D157: no token is looked at while the address is throttled
+            raise Refused("too_many_requests")
+        token = joined_token(auth)
+        if token is not None and any(m.role_of(token) is not None for m in list(self.svc.matches.values())):
+            return None
+        if token is not None:
+            wrong_token()
+        raise Refused("unauthorized")
 
     def on_join(self, data: Any) -> None:
         """Sent by any client: ``{"match": id}``; answered at once with ``state``.
@@ -74,7 +95,7 @@ class MatchRoom:
         except NotFound:
             if token is not None:
                 wrong_token()  # the API answers a token 401 before 404: a guess all the same
-            emit("error", {"error": "not_found", "message": f"no match {match_id}"})
+            emit("error", {"error": "not_found", "message": f"no match {shown(match_id)}"})
             return
         role = m.role_of(token) if token is not None else None
         sid: str = request.sid  # type: ignore[attr-defined]
@@ -205,11 +226,28 @@ class MatchRoom:
         for o in (False, True):
             for u in (False, True):
                 self.drop_laggards(fanout.room(match_id, official=o, updates=u))
-        for name, payload, to, everywhere in self.fanout.messages(match_id, entry, state):
+        officials = self.has_officials(match_id)
+        for name, payload, to, everywhere in self.fanout.messages(match_id, entry, state, officials):
             self.socketio.emit(name, payload, to=to, ignore_queue=not everywhere)
+
+    def has_officials(self, match_id: str) -> bool:
+        """Someone is in the match's officials' rooms on this server (their messages never leave it)."""
+        server = self.socketio.server
+        if server is None:
+            return True
+        rooms = server.manager.rooms.get("/", {})
+        return any(rooms.get(fanout.room(match_id, official=True, updates=u)) for u in (False, True))
 
     def drop_laggards(self, room: str) -> int:
         """Disconnect the clients of ``room`` (on this server) that fell behind (D52, the live kernel)."""
         dropped = rooms.drop_laggards(self.socketio, room)
         self.dropped += dropped
         return dropped
+
+
+LIVE: Slot[MatchRoom] = Slot("qalisball_live")
+
+
+def live() -> MatchRoom:
+    """The matches' live room (Socket.IO): joins, broadcasts, revoked tokens (D158)."""
+    return LIVE()

@@ -24,14 +24,17 @@ import qrcode
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from qalisball.match import live as match_live
 from qalisball.match import notice_words
-from qalisball.match.catalogue_api import catalogue_json
+from qalisball.match import slots as match_slots
+from qalisball.match.catalogue_api import catalogue_json, rule_books_json
 from qalisball.match.engine_messages import ENGINE_MESSAGES
 from qalisball.match.service import Match, MatchService, NotFound
 from qalisball.rules import catalogue, engine, notices
 from qalisball.rules.catalogue import ROLES
 from qalisball.rules.common import TEAMS
 from qalisball.rules.corrections import undo_barred_authors
+from qalisball.rules.forecast import forecast_rules
 from qalisball.web import i18n, refusal_words, rulebook, services
 from qalisball.web.credentials import csrf_for
 from qalisball.web.field_svg import field_svg
@@ -42,7 +45,7 @@ bp = Blueprint("pages", __name__)
 
 def _match(match_id: str) -> Match:
     try:
-        return services.match_service().get(match_id)
+        return match_slots.match_service().get(match_id)
     except NotFound:
         abort(404)
 
@@ -164,7 +167,7 @@ def _roster(state: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 def _common(m: Match, official: bool = False) -> dict[str, Any]:
     """What every match page renders from and hands to its script (``legal`` for an official's console only)."""
-    state = services.match_service().state(m, legal=official)
+    state = match_slots.match_service().state(m, legal=official)
     lang = i18n.current_language()
     rule_set = m.setup.rules.rule_set  # the match's rule book words its calls and restarts (V1-D16)
     return {
@@ -204,7 +207,7 @@ def starts_text(m: Match) -> str:
     if not iso:
         return ""
     at = datetime.fromisoformat(iso)
-    today = datetime.fromtimestamp(services.match_service().clock() / 1000, at.tzinfo or None).date()
+    today = datetime.fromtimestamp(match_slots.match_service().clock() / 1000, at.tzinfo or None).date()
     if at.date() == today:
         return gettext("Starts at %(time)s", time=at.strftime("%H:%M"))
     if at.date() == today + timedelta(days=1):
@@ -286,13 +289,16 @@ def switch_language(language: str) -> Response:
 
 @bp.get("/")
 def index() -> str:
-    svc = services.match_service()
+    svc = match_slots.match_service()
     # A valid ``?token=`` was already exchanged for the cookie (token_links.py): one still here was refused.
     token = organiser_cookie()
     matches = [_card(svc, m) for m in reversed(list(svc.matches.values()))]
+    rule_books = rule_books_json() if token is not None else {}
     return render_template(
         "match/index.html",
         matches=matches,
+        rule_books=rule_books,
+        lang=i18n.current_language(),
         organiser=token is not None,
         csrf=csrf_for(token) if token else None,
         token_rejected=token_refused(),
@@ -302,6 +308,8 @@ def index() -> str:
             "organiser": token is not None,
             "csrf": csrf_for(token) if token else None,
             "lang": i18n.current_language(),
+            # What each rule book allows the form's settings (SPEC §11.2–§11.4): index.js applies it.
+            "rule_books": {rs: {"limits": b["limits"], "defaults": b["defaults"]} for rs, b in rule_books.items()},
         },
     )
 
@@ -326,7 +334,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
     # for the others the page offers to issue a new one.
     links = {role: _external("pages.console", match_id=m.id, token=m.tokens[role]) for role in ROLES if role in m.tokens}
     spectator = _external("pages.spectator", match_id=m.id)
-    state = services.match_service().state(m, legal=False)
+    state = match_slots.match_service().state(m, legal=False)
     return render_template(
         "match/officials.html",
         m=m,
@@ -335,7 +343,7 @@ def officials(match_id: str) -> tuple[str, int] | str:
         has_sheet=state["locked"] or state["phase"] in ("finished", "abandoned") or bool(state["signatures"]),
         csrf=csrf_for(token),
         missing=[role for role in ROLES if role not in m.tokens],
-        writable=services.match_service().damage(m) is None,
+        writable=match_slots.match_service().damage(m) is None,
         loopback=urlsplit(spectator).netloc if _is_loopback(spectator) else None,
         state=state,
         links=links,
@@ -361,11 +369,11 @@ def officials(match_id: str) -> tuple[str, int] | str:
 def _officials_back(match_id: str) -> dict[str, str]:
     """Where the officials' page's "←" goes: the organiser's page of the competition whose fixture this match
     is (at that fixture), else the list of matches (issue 19.7)."""
-    comps = services.COMPETITIONS.find()
-    for c in comps.competitions.values() if comps is not None else ():
-        for f in c.fixtures:
-            if match_id == f.match_id or match_id in f.previous_matches:
-                return {"href": url_for("competition_pages.admin", comp_id=c.id, _anchor=f"fx-{f.id}"), "label": c.name}
+    home_of = match_slots.FIXTURE_HOME.find()  # the competitions' answer, handed by create_app (D321)
+    home = home_of(match_id) if home_of is not None else None
+    if home is not None:
+        comp_id, fixture_id, name = home
+        return {"href": url_for("competition_pages.admin", comp_id=comp_id, _anchor=f"fx-{fixture_id}"), "label": name}
     return {"href": url_for("pages.index"), "label": gettext("Matches")}
 
 
@@ -379,7 +387,7 @@ def issue_codes(match_id: str) -> Response | tuple[str, int]:
         return render_template("match/token.html", m=m, kind="organiser", rejected=bool(token)), 401
     for role in dict.fromkeys(request.form.getlist("role")):
         if role in ROLES:  # the API's path: the old code's consoles are told and demoted (D158)
-            services.live().reissue(m, role)
+            match_live.live().reissue(m, role)
     # Post/redirect/get: reloading the page must not revoke the codes just shown.
     return redirect(url_for("pages.officials", match_id=m.id), 303)
 
@@ -407,6 +415,9 @@ def console(match_id: str) -> tuple[str, int] | str:
     matchday = {t: role in who[t] for t in ("roster", "amend", "insert", "note", "confirm", "sign")}
     # The catalogue's words (events, calls, roles, restarts…) come from the catalogue: the vocabulary keeps the rest.
     ctx["page"]["vocab"] = {k: v for k, v in ctx["page"]["vocab"].items() if k not in CATALOGUE_WORDS}
+    # Issue 27.5: why the pending restart was given, as the scoreboard says it (words.js whyText's words).
+    ctx["page"]["strings"] = {**i18n.screen_strings(rule_set), **ctx["page"]["strings"]}
+    ctx["why"] = restart_why(ctx["state"], m)
     ctx["page"].update(
         role=role,
         csrf=csrf_for(token),  # the page never carries the token itself (D54)
@@ -416,7 +427,9 @@ def console(match_id: str) -> tuple[str, int] | str:
         rule_templates=rule_templates(),
         half_ms=m.setup.rules.half_ms,
         halftime_ms=m.setup.rules.halftime_ms,
-        log=services.match_service().log(m),
+        # Issue 28 item 6, D340: what a waiting card or half's call does, as the engine answers it (forecast.js).
+        forecast=forecast_rules(m.setup),
+        log=match_slots.match_service().log(m),
         # SPEC M8: the entries whose yellow was a player's second, from the engine's replay (timeline).
         second_yellows=[e["seq"] for e in timeline(m) if e.get("second_yellow")],
         colors={t: m.setup.team(t).color for t in TEAMS},
@@ -584,7 +597,7 @@ def _with_notices(
     if not found:
         return [e for e, shown in rows if shown]
     if roster is None:
-        roster = _roster(services.match_service().state(m, legal=False))
+        roster = _roster(match_slots.match_service().state(m, legal=False))
     names = {t: m.setup.team(t).name for t in TEAMS}
     attached = notices.in_force(found, (e["seq"] for e, _ in rows))
     by_seq = {r.seq: r for r in m.log}
@@ -618,5 +631,5 @@ def corrections(m: Match) -> list[dict[str, Any]]:
     if not found:
         return []
     names = {t: m.setup.team(t).name for t in TEAMS}
-    roster = _roster(services.match_service().state(m, legal=False))
+    roster = _roster(match_slots.match_service().state(m, legal=False))
     return [notice_words.words(n, names, roster) for n in found]

@@ -20,10 +20,12 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 from PIL import Image
 
 from qalisball.match.envelope import ParsedEvent
-from qalisball.rules.book import RULE_SET_IDS
+from qalisball.rules.book import BOOK_2_0, BOOK_DEFAULTS
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE, MISCONDUCT_CODES, Param
 from qalisball.rules.errors import N_
 from qalisball.rules.events import EVENT_TYPES
+from qalisball.rules.field import Field
+from qalisball.rules.setup import field_refusals
 from qalisball.rules.state import BOOKS
 
 
@@ -176,15 +178,7 @@ class FieldSchema(_Strict):
     length = StrictFloat(load_default=40, validate=Range(min=30, max=60))
     width = StrictFloat(load_default=25, validate=Range(min=20, max=200))
     side_lines = StrictBool(load_default=True)
-
-    @validates_schema
-    def _shape(self, data: dict[str, Any], **_: Any) -> None:
-        # 2.1: with side lines the length must exceed the width.
-        if data["side_lines"] and data["length"] <= data["width"]:
-            english = "with side lines the length must exceed the width (rule 2.1)"
-            raise ValidationError(
-                Said(english, N_("With side lines the field must be longer than it is wide (rule 2.1)")), "length"
-            )
+    # Its shape (2.1: longer than wide with side lines) is the rule book's: ``field_shape_problems`` below.
 
 
 class MultiAttackSchema(_Strict):
@@ -209,18 +203,24 @@ class MultiAttackSchema(_Strict):
 
 class RulesSchema(_Strict):
     # SPEC §11.2: the rule book the match is played under, fixed for its life (API.md ``rule_set``).
-    rule_set = fields.String(load_default="2.0", validate=validate.OneOf(RULE_SET_IDS))
+    # Any registered book (``BOOKS``), looked up when a request is loaded, not when this module is.
+    rule_set = fields.String(load_default=BOOK_2_0.id, validate=lambda v: validate.OneOf(tuple(BOOKS))(v))
     # V1-D2: a level 1.0 match goes on to the shootout (a competition's knockout fixtures); 1.0 only.
     shootout_on_draw = StrictBool(load_default=False)
-    half_minutes = StrictFloat(load_default=30, validate=Range(min=0.1, max=120))
-    halftime_minutes = StrictFloat(load_default=10, validate=Range(min=0, max=120))
-    shootout_rounds = fields.Integer(load_default=4, strict=True, validate=Range(min=1, max=20))
+    # Not given: the book's (3.1, 12.1), filled in below.
+    half_minutes = StrictFloat(load_default=None, validate=Range(min=0.1, max=120))
+    halftime_minutes = StrictFloat(load_default=None, validate=Range(min=0, max=120))
+    shootout_rounds = fields.Integer(load_default=None, strict=True, validate=Range(min=1, max=20))
     multi_attack = fields.Nested(MultiAttackSchema, load_default=None)
 
     @post_load
     def _defaults(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
         if data.get("multi_attack") is None:
             data["multi_attack"] = MultiAttackSchema().load({})
+        book = BOOKS[data["rule_set"]]
+        for name in BOOK_DEFAULTS:
+            if data.get(name) is None:
+                data[name] = getattr(book, name)
         return data
 
 
@@ -253,7 +253,7 @@ class MatchSchema(_Strict):
 
     @validates_schema
     def _teams(self, data: dict[str, Any], **_: Any) -> None:
-        errors: dict[str, list[str]] = {}
+        errors: dict[str, Any] = {}
         n = data.get("starters")
         said = N_("Name exactly {n} starters, not {got}")
         for team in ("home", "away"):
@@ -264,6 +264,9 @@ class MatchSchema(_Strict):
                 got = len(t["starting"])
                 errors[f"{team}.starting"] = [Said(f"must name exactly {n} starters, not {got}", said, n=n, got=got)]
         errors.update(rule_set_problems(data.get("rules") or {}, data.get("field") or {}))
+        shape = field_shape_problems(data.get("rules") or {}, data.get("field") or {})
+        if shape:
+            errors["field"] = shape  # nested, as the errors of the field's own settings
         ma = (data.get("rules") or {}).get("multi_attack") or {}
         for team, numbers in (ma.get("players") or {}).items():
             roster = {p["number"] for p in (data.get(team) or {}).get("players", [])}
@@ -275,6 +278,16 @@ class MatchSchema(_Strict):
                 ]
         if errors:
             raise ValidationError(errors)
+
+
+def field_shape_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str, list[str]]:
+    """What the match's rule book refuses of its field's shape (2.1; ``rules/setup.py::field_refusals``), keyed
+    by the field's setting; each message cites the book's rule, in the request's language (validation_words)."""
+    book = BOOKS.get(rules.get("rule_set", BOOK_2_0.id))
+    if book is None or not {"length", "width", "side_lines"} <= field.keys():
+        return {}
+    refused = field_refusals(book, Field(field["length"], field["width"], field["side_lines"]))
+    return {key: [Said(r.message, r.template, **r.params)] for key, r in refused.items()}
 
 
 def rule_set_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str, list[str]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 import uuid
@@ -19,19 +18,24 @@ from datetime import UTC, datetime
 from typing import Any
 
 from qalisball.match.envelope import ParsedEvent
-from qalisball.rules import corrections, engine
+from qalisball.rules import engine
 from qalisball.rules.catalogue import ROLES, may_log
-from qalisball.rules.errors import N_, RuleViolation
+from qalisball.rules.corrections import struck
+from qalisball.rules.errors import N_, InvalidEvent
 from qalisball.rules.legal import duplicate_windows
+from qalisball.rules.replay import fold_appended
 from qalisball.rules.setup import build_setup
 from qalisball.rules.state import MatchSetup, MatchState, initial_state
 from qalisball.rules.view import public_state
 from qalisball.storage import integrity
 from qalisball.storage import tokens as role_tokens
+from qalisball.storage.engine import DatabaseError
 from qalisball.storage.integrity import Damage
+from qalisball.storage.journal import Row
 from qalisball.storage.store import LogEntry, StorageError, Store
 
-# Called after an event is committed: (match id, the log entry as API.md shows it, the new public state).
+# Called after an event is committed, outside the write lock, as a reader of the journal (D300):
+# (match id, the log entry as API.md shows it, the new public state).
 Publisher = Callable[[str, dict[str, Any], dict[str, Any]], None]
 
 
@@ -66,6 +70,9 @@ class Match:
     tokens: dict[str, str] = field(default_factory=dict)
     head: str = ""  # the hash chain's head: the last row's hash (the genesis hash before any event)
     damaged: Damage | None = None  # why this match's log cannot be trusted: shown read-only (D42)
+    # Stored calls the engine running now would rule otherwise (seq, why): folded as they were ruled all the
+    # same (issue 28), reported by ``python -m qalisball verify``, never applied.
+    overruled: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def seq(self) -> int:
@@ -76,6 +83,16 @@ class Match:
             if role_tokens.matches(token, stored):
                 return role
         return None
+
+
+@dataclass(frozen=True)
+class RuledStep:
+    """A log with one more entry as another server stored it, and the state its stored rulings fold to (L2)."""
+
+    log: list[LogEntry]
+    state: MatchState
+    public: dict[str, Any]  # the entry as GET .../events lists it when stored
+    state_json: dict[str, Any]  # the public state right after it, as its writer answered it
 
 
 @dataclass
@@ -92,17 +109,14 @@ class MatchService:
         self.clock = clock
         self.matches: dict[str, Match] = {}
         self._lock = threading.RLock()
-        self._publishers: list[Publisher] = []
         self._load()
 
     def subscribe(self, publisher: Publisher) -> None:
-        """Call ``publisher`` after every committed event (Socket.IO, competitions, tests listening)."""
-        self._publishers.append(publisher)
-
-    def _publish(self, match_id: str, entry: LogEntry, state: dict[str, Any]) -> None:
-        public = entry.public()
-        for publisher in self._publishers:
-            publisher(match_id, public, state)
+        """Call ``publisher`` after every committed event, outside the write lock: a reader of the journal
+        (D300; the server's own readers are wired in ``server/factory.py``)."""
+        journal = self.store.journal
+        if journal is not None:
+            journal.follow(f"publisher {len(journal.readers) + 1}", match_reader(publisher))
 
     def role_for_any_match(self, token: str) -> str | None:
         """The role this token officiates in some match, if any (to answer 403 rather than 401)."""
@@ -136,7 +150,7 @@ class MatchService:
         self.lost: dict[str, Damage] = {}  # acknowledged matches the database no longer has (or cannot read)
         try:
             rows = self.store.match_rows()
-        except sqlite3.DatabaseError as exc:
+        except DatabaseError as exc:
             rows = []
             self.problem = self.problem or Damage(
                 N_("the list of matches cannot be read ({error}): restore the latest backup"), {"error": str(exc)}
@@ -145,7 +159,7 @@ class MatchService:
         for row in rows:
             try:
                 read.append(self._read(row))
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+            except (*DatabaseError, ValueError, TypeError, KeyError) as exc:
                 self.lost[str(row.get("id"))] = Damage(
                     N_("match {match} cannot be read from the database ({error}): restore the latest backup"),
                     {"match": row.get("id"), "error": str(exc)},
@@ -166,14 +180,21 @@ class MatchService:
         genesis = integrity.genesis_hash(m.id, m.created_at, setup_data)
         try:
             return m, genesis, self.store.events(m.id), None
-        except (sqlite3.DatabaseError, ValueError) as exc:
+        except (*DatabaseError, ValueError) as exc:
             return m, genesis, [], Damage(N_("the match's events cannot be read ({error})"), {"error": str(exc)})
 
     def _replay(self, m: Match, genesis: str) -> None:
-        """The state of the proven log; a sound chain the rules refuse (a log written by other software) is cut there."""
+        """The state of the proven log, folded from the rulings stored with it (issue 28): a stored call is never
+        decided again, so today's engine changes no stored match; only a row stored without rulings that the
+        rules refuse (a log written by other software) cuts the log there."""
         while True:
             try:
-                m.state = engine.replay(m.setup, m.log)
+                state, m.overruled = initial_state(m.setup), []
+                for step in engine.replay_steps(m.setup, m.log, keep_states=False):  # folds the stored rulings
+                    state = step.after
+                    if step.overruled is not None:
+                        m.overruled.append((step.entry.seq, step.overruled))
+                m.state = state
                 break
             except engine.ReplayError as exc:
                 m.damaged = m.damaged or Damage(
@@ -260,7 +281,7 @@ class MatchService:
         """
         body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         assert m.state is not None
-        engine.check_references(m.state, parsed.event)  # 400 comes before 409 conflict (API.md)
+        engine.check_references(m.state, parsed.event)  # API.md's order: 400 before 409 conflict (decide checks again)
         self._refuse_if_damaged(m)
         with self._lock:
             self._check_exists(m, parsed)  # 404 before 409
@@ -273,11 +294,13 @@ class MatchService:
                 raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
             now = self.clock()
             state = m.state
-            at_ms = parsed.at_ms if parsed.at_ms is not None else engine.game_time(state, now)
-            first = corrections.duplicate_of(m.log, role, parsed.type, parsed.fields, at_ms)
+            # The one road into the rules (issue 28): the rosters, M1's game time, M4, corrections (D8), the call.
+            decision = engine.decide(state, parsed.event, now, parsed.at_ms, log=m.log, by=role)
+            first = decision.duplicate_of
             if first is not None:  # M4: the same call from a second official: not an error, nothing stored
                 current = self.state(m)
                 return Accepted(200, {"duplicate_of": first.seq, "by": first.by, "state": current}, None, current)
+            at_ms = decision.at_ms
             seq = m.seq + 1
             entry = LogEntry(
                 match_id=m.id,
@@ -290,36 +313,112 @@ class MatchService:
                 received_ms=now,
                 key=parsed.key,
             )
-            try:
-                if parsed.type in corrections.CORRECTIONS:
-                    new_state, log = engine.correct(state, m.log, entry)
-                else:
-                    new_state, log = engine.apply(state, parsed.event, now, parsed.at_ms), m.log
-            except RuleViolation as exc:
-                self._say_where_a_late_call_fits(m, exc, parsed.at_ms)
-                raise
+            new_state, log = decision.state, decision.log
             state_json = _with_duplicates(public_state(new_state, now, m.id, seq), [*log, entry])
             if dry_run:
                 return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
             answer = {"seq": seq, "state": state_json}
+            entry = _replace(entry, rulings=decision.rulings)  # what was decided, stored and sealed with the call (issue 28)
             if parsed.key is not None:
                 entry = _replace(entry, body_hash=body_hash, response=json.dumps(answer, ensure_ascii=False))
-            entry = self.store.append(entry)  # committed (and chained) before anything answers or is published
+            # The journal's message (the feed, D281), written in the same transaction as the event.
+            public = {**entry.public(), "struck": False}  # as GET .../events lists it when stored: it counts (D344)
+            message = ("match", m.id, {"match": m.id, "seq": seq, "event": feed_entry(public), "state": state_json})
+            # Committed (and chained) before anything answers; this process's readers get the whole entry (D300).
+            entry = self.store.append(entry, message, local=(public, state_json))
             m.log = [*log, entry]
             m.state = new_state
             m.head = entry.hash or m.head
             if entry.key is not None:
                 m.by_key[(role, entry.key)] = entry
-            self._publish(m.id, entry, state_json)
-            return Accepted(201, answer, entry, state_json)
+            accepted = Accepted(201, answer, entry, state_json)
+        self.store.followed()  # the journal's readers follow outside the lock (D300): the broadcast, the competitions
+        return accepted
+
+    # -- a match another server writes (the league, SPEC L1, L2) -------------------------------------
+
+    def adopt(self, match_id: str, created_at: str, setup_data: dict[str, Any]) -> Match:
+        """The read-only copy of a match another server writes (SPEC L1): stored without role tokens, so no console
+        or role opens it here; its genesis hash is the writer's (its id, creation time and setup)."""
+        with self._lock:
+            held = self.matches.get(match_id)
+            if held is not None:
+                return held
+            self._refuse_if_damaged()
+            setup = build_setup(setup_data)
+            genesis = self.store.add_match(match_id, setup_data, {}, created_at)
+            m = Match(match_id, setup_data, setup, {}, created_at, state=initial_state(setup), head=genesis)
+            self.matches[match_id] = m
+            return m
 
     @staticmethod
-    def _say_where_a_late_call_fits(m: Match, exc: RuleViolation, at_ms: int | None) -> None:
-        """M1 with M3: a call stamped before the last one is refused with the seq after which the referee
-        may insert it at its own time (``fits_after``, docs/api-extras.md). The engine marks such a refusal
-        ``late_call``; the engine also says where it fits, so the web layer needs no road of its own into the rules."""
-        if exc.details.pop("late_call", False) and at_ms is not None:
-            exc.details["fits_after"] = engine.insert_point(m.setup, m.log, at_ms)
+    def ruled_step(
+        match_id: str,
+        setup: MatchSetup,
+        log: list[LogEntry],
+        entry: LogEntry,
+        state: MatchState | None = None,
+        stored: dict[str, Any] | None = None,
+    ) -> RuledStep:
+        """``log`` with ``entry`` appended as its writer stored it, and the state the stored rulings fold to (SPEC L2):
+        the engine decides nothing here (every entry carries its rulings). ``state``: what ``log`` folds to, so that
+        a plain entry is folded alone (``replay.fold_appended``), else the whole log is; ``stored``: the journal's
+        message its writer stored with it, whose state is kept when its event is this entry's. Changes nothing;
+        raises ``ValueError`` when the entry cannot be folded (no rulings, fields the rules cannot read) or the
+        writer's message is not of this entry."""
+        if entry.rulings is None:
+            raise ValueError(f"entry {entry.seq} carries no rulings: a copy never decides a call again (L2)")
+        new_log = list(log)
+        if entry.type in ("void", "amend"):  # the mark its writer's store made on the target (as Store.append does)
+            target = entry.fields.get("target")
+            new_log = [_replace(e, voided_by=entry.seq) if e.seq == target else e for e in new_log]
+        new_log.append(entry)
+        try:
+            after = fold_appended(state, entry) if state is not None else None
+            if after is None:
+                after = initial_state(setup)
+                for step in engine.replay_steps(setup, new_log, keep_states=False):
+                    after = step.after
+        except engine.ReplayError as exc:
+            raise ValueError(f"entry {exc.seq} cannot be folded ({exc.cause})") from exc
+        except (KeyError, TypeError, InvalidEvent) as exc:
+            raise ValueError(f"entry {entry.seq} cannot be read ({exc})") from exc
+        public = {**entry.public(), "struck": False}
+        if stored is not None:
+            if stored.get("match") != match_id or stored.get("seq") != entry.seq or stored.get("event") != feed_entry(public):
+                raise ValueError(f"entry {entry.seq}'s message is not the one its writer stored with it")
+            state_json = stored.get("state")
+            if not isinstance(state_json, dict):
+                raise ValueError(f"entry {entry.seq}'s message has no state")
+        else:
+            state_json = _with_duplicates(public_state(after, entry.received_ms, match_id, entry.seq), new_log)
+        return RuledStep(new_log, after, public, state_json)
+
+    def store_ruled(self, m: Match, step: RuledStep, also: Callable[[Any, LogEntry], None] | None = None) -> LogEntry:
+        """Store the last entry of ``step`` (``ruled_step``) as its writer stored it: its hash as the writer computed
+        it (the chain here is the writer's), its rulings as ruled there; the journal's message as the writer's
+        (the feed, Socket.IO). ``also``: the caller's own rows, in the same transaction."""
+        entry = step.log[-1]
+        with self._lock:
+            if entry.seq != m.seq + 1 or entry.prev_hash != m.head:
+                raise Conflict(f"entry {entry.seq} does not continue match {m.id} (held: seq {m.seq})")
+            claimed = entry.hash, entry.seal
+            public, state_json = step.public, step.state_json
+            message = ("match", m.id, {"match": m.id, "seq": entry.seq, "event": feed_entry(public), "state": state_json})
+            bare = _replace(entry, prev_hash=None, hash=None, seal=None, voided_by=None)
+
+            def checked(db: Any, chained: LogEntry) -> None:
+                if (chained.hash, chained.seal) != claimed:  # the chains here are the writer's, or nothing is stored
+                    raise Conflict(f"entry {entry.seq} of match {m.id} does not hash as its writer said")
+                if also is not None:
+                    also(db, chained)
+
+            stored = self.store.append(bare, message, local=(public, state_json), also=checked)
+            m.log = [*step.log[:-1], stored]
+            m.state = step.state
+            m.head = stored.hash or m.head
+        self.store.followed()
+        return stored
 
     @staticmethod
     def _check_exists(m: Match, parsed: ParsedEvent) -> None:
@@ -333,7 +432,43 @@ class MatchService:
             raise NotFound(f"no event {wanted} in match {m.id}")
 
     def log(self, m: Match) -> list[dict[str, Any]]:
-        return [e.public() for e in m.log]
+        """API.md's log, each entry marked ``struck`` where it no longer counts (the rules' answer, D344)."""
+        out = struck(m.log)
+        return [{**e.public(), "struck": e.seq in out} for e in m.log]
+
+
+def match_reader(publisher: Publisher) -> Callable[[Row], None]:
+    """A journal reader handing ``publisher`` each match event: its log entry as API.md shows it and the state
+    after it (the officials', ``legal`` included), as the writer had them, or as stored for a row read back."""
+
+    def read(row: Row) -> None:
+        if row.kind == "match":
+            publisher(row.subject, *match_event(row))
+
+    return read
+
+
+def match_event(row: Row) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A match row's (log entry, state): the writer's own (``local``), or the stored message's (D300)."""
+    if row.local is not None:
+        entry, state = row.local
+        return entry, state
+    data = row.data()
+    return data["event"], data["state"]
+
+
+# What a spectator never sees of a log entry (API.md "The feed"): a signature's image, a note's text.
+PRIVATE_FIELDS = {"sign": ("signature",), "note": ("text",)}
+
+
+def feed_entry(public: dict[str, Any]) -> dict[str, Any]:
+    """A log entry as the feed carries it (D281): as ``GET .../events`` lists it when stored, without what only the
+    officials and the report see (``PRIVATE_FIELDS``, also inside an ``amend``'s or ``insert``'s event)."""
+    out = {k: v for k, v in public.items() if k not in PRIVATE_FIELDS.get(str(public.get("type")), ())}
+    inner = out.get("event")
+    if isinstance(inner, dict):
+        out["event"] = {k: v for k, v in inner.items() if k not in PRIVATE_FIELDS.get(str(inner.get("type")), ())}
+    return out
 
 
 def _with_duplicates(state: dict[str, Any], log: list[LogEntry]) -> dict[str, Any]:

@@ -20,9 +20,10 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from flask_babel import force_locale, gettext
 
 from qalisball.match.service import Match, NotFound
+from qalisball.match.slots import match_service as service
 from qalisball.storage.integrity import Damage
 from qalisball.web import services
-from qalisball.web.services import match_service as service
+from qalisball.web.services import Slot
 
 from . import render
 from .stats import Core, build_core, finish
@@ -97,9 +98,12 @@ class ReportCache:
             self._pdfs.clear()
 
 
+REPORTS: Slot[ReportCache] = Slot("qalisball_reports")
+
+
 def cache() -> ReportCache:
     """This app's report cache (one per app: tests make many apps)."""
-    return services.REPORTS.get_or_install(current_app, ReportCache)
+    return REPORTS.get_or_install(current_app, ReportCache)
 
 
 def _lang() -> str | None:

@@ -111,8 +111,7 @@ def _without_spot(
 ) -> Literal["accepted", "needs_spot", "refused"]:
     try:
         event = make(team)
-        engine.check_references(state, event)
-        engine.apply(state, event, now)
+        engine.decide(state, event, now)
     except RuleViolation:
         return "refused"
     except InvalidEvent as exc:

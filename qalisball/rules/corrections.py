@@ -9,7 +9,7 @@ with the times it is judged at (M1), and everything voided or replaced is left o
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from .catalogue import CORRECTABLE, NOT_UNDOABLE
@@ -64,17 +64,7 @@ def effective_log(log: Iterable[R]) -> list[R]:
     placed: list[tuple[R, R | None, bool]] = []
 
     def current(row: R) -> R | None:
-        """The row that stands in ``row``'s place now: itself, the last amend of it, or nothing."""
-        cur = row
-        while cur.voided_by is not None:
-            replacer = by_seq.get(cur.voided_by)
-            if replacer is None or replacer.type == "void":
-                return None
-            undone = replacer.voided_by is not None and by_seq.get(replacer.voided_by, replacer).type == "void"
-            if undone:
-                break  # the amend was voided: what it replaced stands again
-            cur = replacer
-        return cur
+        return _current(row, by_seq)
 
     def place_inserts(seqs: Iterable[int], anchor: R | None) -> None:
         for seq in seqs:
@@ -112,6 +102,28 @@ def effective_log(log: Iterable[R]) -> list[R]:
             row = dataclasses.replace(row, received_ms=anchor.received_ms, at_ms=anchor.at_ms)  # type: ignore[type-var]
         out.append(row)
     return out
+
+
+def _current(row: R, by_seq: Mapping[int, R]) -> R | None:
+    """The row that stands in ``row``'s place now: itself, the last amend of it, or nothing."""
+    cur = row
+    while cur.voided_by is not None:
+        replacer = by_seq.get(cur.voided_by)
+        if replacer is None or replacer.type == "void":
+            return None
+        undone = replacer.voided_by is not None and by_seq.get(replacer.voided_by, replacer).type == "void"
+        if undone:
+            break  # the amend was voided: what it replaced stands again
+        cur = replacer
+    return cur
+
+
+def struck(log: Iterable[Row]) -> set[int]:
+    """The seqs of the entries that no longer count (D8, M3): voided, or replaced by an amend that stands
+    (an amend of an amend included). An entry whose amend was voided counts again; the log's screens strike
+    out these and no other (``GET .../events``' ``struck``, docs/api-extras.md)."""
+    by_seq = {e.seq: e for e in log}
+    return {e.seq for e in by_seq.values() if e.voided_by is not None and _current(e, by_seq) is not e}
 
 
 def _place_seqs(row: R, by_seq: Mapping[int, R]) -> list[int]:
@@ -200,7 +212,8 @@ def _check_sheet_and_owner(target: Row, role: str | None) -> None:
 def last_call(log: Iterable[R]) -> R | None:
     """The last entry that says something about the play: notes (D35) and pausing or resuming the clock
     (D167: the referee often stops the clock at a goal) come between a call and its duplicate (M4)."""
-    return next((e for e in reversed(list(log)) if not _beside_the_play(e)), None)
+    rows = log if isinstance(log, Sequence) else list(log)  # the match's log is a list: read from its end, no copy
+    return next((e for e in reversed(rows) if not _beside_the_play(e)), None)
 
 
 def _beside_the_play(e: Row) -> bool:
@@ -208,17 +221,20 @@ def _beside_the_play(e: Row) -> bool:
 
 
 def duplicate_of(log: Iterable[R], by: str, event_type: str, fields: Mapping[str, Any], at_ms: int | None) -> R | None:
-    """M4: the call another official logged just before, if this one is the same call seen twice.
+    """M4: the call logged just before, if this one is the same call seen twice.
 
     Same type (a goal, or a ball out of the same kind) and team, the player the same or missing in
-    one of them, the last call logged (``last_call``), by another official, within 10 s of game time.
+    one of them, the last call logged (``last_call``), within 10 s of game time. By another official
+    or by the same role (D230: its second tablet, or one tablet tapped twice): with nothing logged in
+    between, a second goal of the same team cannot be a new goal. ``by`` names who asks (unused: the
+    answer names the first call's official).
     """
     if event_type not in ("goal", "violation"):
         return None
     if event_type == "violation" and fields.get("kind") not in _DUPLICABLE_KINDS:
         return None
     last = last_call(log)
-    if last is None or last.by == by or last.voided_by is not None or last.type != event_type:
+    if last is None or last.voided_by is not None or last.type != event_type:
         return None
     if last.fields.get("team") != fields.get("team") or last.fields.get("kind") != fields.get("kind"):
         return None

@@ -1,6 +1,6 @@
 """What an official may call now: ``legal_calls(state, now)`` (python-chess's ``generate_legal_moves``).
 
-Every answer comes from the engine itself: each call is tried with ``engine.apply`` on a
+Every answer comes from the engine itself: each call is tried with ``engine.decide`` on a
 representative event (a player on the field, a spot where the call makes sense) and the engine's
 own refusal, if any, is the answer. So no screen re-derives a rule: the console greys a button and
 shows this refusal; the server still judges the exact event when it is posted (a particular player
@@ -11,7 +11,7 @@ The answer's shape is documented in docs/api-extras.md ("What may be called now"
 ``legal`` is the same for every official (one state is sent to all consoles). What differs by role is
 M4's window (D167): for 10 s of game time after a goal or a ball out, the other officials may log the
 same call and are answered "already logged by …". ``duplicate_windows(log)`` says which call is open,
-and ``for_role(legal, role, game_ms)`` is the verdicts one role's console shows (static/js/console/legal.js
+and ``for_role(legal, role, game_ms)`` is the verdicts one role's console shows (the console's script
 does the same).
 """
 
@@ -111,8 +111,11 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     # The service judges a void's target against the log (D8, M6); a locked match takes none (M6).
     calls["void"] = verdict(engine.locked_refusal()) if state.locked else True
     calls["note"] = verdict(Note("-"))
-    came_on = {t: sorted(n for team, n in state.stoppage.came_on if team == t) if state.ball == "dead" else [] for t in TEAMS}
+    # 11.2: who may not take this stoppage's restart, having come on at it (none in 1.0, V1-D11: D342).
+    barred = state.ball == "dead" and book.substitution_initiative
+    came_on = {t: sorted(n for team, n in state.stoppage.came_on if team == t) if barred else [] for t in TEAMS}
     restart = state.restart
+    taker_required = restart is not None and restart.type == "penalty" and book.penalty_taker_required  # V1-D13
 
     def allowed(call: str, team: Team) -> bool:
         return calls[call][team] is True
@@ -120,8 +123,12 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     return {
         "reasons": reasons,
         "calls": calls,
+        "buttons": _buttons(calls),
         "came_on": came_on,
-        "taker_required": restart is not None and restart.type == "penalty" and book.penalty_taker_required,  # V1-D13
+        "taker_required": taker_required,
+        # D342: whether the console asks who takes a team's restart: a penalty's taker (10.8), or one who
+        # may not take it is on the field (11.2).
+        "taker_asked": {t: taker_required or bool(came_on[t]) for t in TEAMS},
         # How each call is asked for (console_hints.py): the builder holds no rule of its own (issue 21).
         "spot": console_hints.spot_asked(state, now, allowed),
         "may_be_carded": {t: console_hints.may_be_carded(state, t) for t in TEAMS},
@@ -129,17 +136,27 @@ def legal_calls(state: MatchState, now: int) -> dict[str, Any]:
     }
 
 
+def _buttons(calls: Mapping[str, Any]) -> dict[str, dict[str, bool | int]]:
+    """The verdict of each console call that stands for several of ``calls`` (issue 28 item 6, D341).
+
+    The console's one substitution call is an ordinary substitution or a player brought on for nobody
+    (after a red card or an injury, 11.2, 11.3): allowed when either is, else the ordinary one's refusal.
+    """
+    plain, bring_on = calls["substitution"], calls["bring_on"]
+    return {"substitution": {t: True if bring_on[t] is True else plain[t] for t in TEAMS}}
+
+
 def duplicate_windows(log: Iterable[corrections.Row]) -> list[dict[str, Any]]:
     """M4, D167: the call just logged that the other officials may still log, answered as its duplicate.
 
     ``[{"call", "type", "team", "by", "seq", "until_ms"}]`` (empty or one): the last call, when
-    ``corrections.duplicate_of`` would take the same call from another official as a duplicate of it;
+    ``corrections.duplicate_of`` would take the same call from any official (D230) as a duplicate of it;
     open until ``until_ms`` of game time (the call's ``at_ms`` + 10 s). The game clock stands while
     paused, so the window does too; anything logged after the call closes it.
     """
     rows = list(log)
     last = corrections.last_call(rows)
-    # Whoever else logs the same call (any name but the first official's): is it a duplicate?
+    # Whoever logs the same call now (D230: any role): is it a duplicate?
     if last is None or corrections.duplicate_of(rows, "", last.type, last.fields, last.at_ms) is not last:
         return []
     until = None if last.at_ms is None else last.at_ms + corrections.DUPLICATE_WINDOW_MS
@@ -181,10 +198,11 @@ def _color(name: str) -> CardColor:
 
 def _try(state: MatchState, event: Event, now: int) -> Verdict:
     try:
-        engine.check_references(state, event)
-        engine.apply(state, event, now)
+        engine.decide(state, event, now)
     except RuleViolation as refusal:
-        return refusal
+        # Without its traceback: its frames (the trial's state copy, legal_calls' own) would make every
+        # refused trial ~60 objects of cyclic garbage for the collector (issue 29 item 2, bench/alloc_bench.py).
+        return refusal.with_traceback(None)
     except InvalidEvent:
         return None  # a representative detail the real call will name (400 if it is wrong): not a rule
     return None
@@ -251,8 +269,12 @@ def _substitution(state: MatchState, team: Team, ordinary: bool) -> Event | Rule
 
 
 def _shootout_start(state: MatchState) -> Event:
-    """Four takers per team from the players who are not sent off (12.2, D5)."""
-    takers = tuple((t, tuple(n for n in state.teams[t].roster if n not in state.teams[t].sent_off)[:4]) for t in TEAMS)
+    """As many takers per team as ``shootout.start`` asks (12.2), from the players not sent off (D5)."""
+    from .shootout import TAKERS_PER_TEAM  # (here, so legal.py's imports stay as they were: issue 28 item 5)
+
+    takers = tuple(
+        (t, tuple(n for n in state.teams[t].roster if n not in state.teams[t].sent_off)[:TAKERS_PER_TEAM]) for t in TEAMS
+    )
     return ShootoutStart("home", takers)
 
 

@@ -9,11 +9,12 @@ states on either side of the event. Values only: no I/O, nothing here changes a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from .common import Team
 from .field import Point
-from .state import Restart
+from .restart_values import Restart, Why
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,13 @@ class RestartStands:
 
 @dataclass(frozen=True)
 class FreeKickMoved:
-    """10.8, the 3 m rule: the free kick is taken from ``spot``, moved out from ``origin`` (where the call was)."""
+    """10.8, the 3 m rule: the free kick is taken from ``spot``, moved out from ``origin`` (where the call was);
+    ``rule``: the rule the match's book cites for it (1.0: V1-6's 2 m)."""
 
     team: Team
     origin: Point
     spot: Point
+    rule: str = "10.8"
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,17 @@ class ShootoutKickTaken:
     scored: bool
 
 
+@dataclass(frozen=True)
+class RuledAgain:
+    """D8: a correction (void, amend, insert) decided a later call of the log again: event ``seq`` is now
+    ruled ``rulings`` (stored with the correction, so that its replay folds them rather than decide again)."""
+
+    seq: int
+    rulings: tuple[Ruling, ...]
+
+    rule = "D8"
+
+
 Ruling = (
     RestartAwarded
     | RestartStands
@@ -146,6 +160,7 @@ Ruling = (
     | SentOff
     | LeftInjured
     | ShootoutKickTaken
+    | RuledAgain
 )
 
 
@@ -164,3 +179,102 @@ def restart_ruled(rulings: tuple[Ruling, ...]) -> Restart | None:
         if isinstance(r, RestartAwarded | RestartStands):
             return r.restart
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# Rulings as the log stores and API.md shows them: ``{"kind", "rule", ...its facts}`` (issue 28)
+
+_RULE_OF_KIND = {"error_forgiven": "13.1", "goal_counted": "7.1", "penalty_converted": "10.8", "penalty_missed": "10.8"}
+_RULE_OF_KIND |= {"cautioned": "9.3", "sent_off": "9.3", "left_injured": "11.3", "shootout_kick_taken": "12.2"}
+_RESTART_KINDS = {"restart_awarded": RestartAwarded, "restart_stands": RestartStands, "restart_taken": RestartTaken}
+_PLAIN_KINDS = {
+    "free_kick_moved": FreeKickMoved,
+    "goal_counted": GoalCounted,
+    "penalty_converted": PenaltyConverted,
+    "penalty_missed": PenaltyMissed,
+    "cautioned": Cautioned,
+    "sent_off": SentOff,
+    "left_injured": LeftInjured,
+    "shootout_kick_taken": ShootoutKickTaken,
+}
+KINDS: dict[type, str] = {cls: kind for kind, cls in {**_RESTART_KINDS, **_PLAIN_KINDS}.items()}
+KINDS |= {ErrorForgiven: "error_forgiven", RuledAgain: "ruled_again"}
+
+
+def _restart_json(r: Restart) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": r.type, "team": r.team, "spot": _xy(r.spot), "end": r.end}
+    if r.origin is not None:
+        out["origin"] = _xy(r.origin)
+    if r.why is not None:
+        out["why"] = {"rule": r.why.rule, "reason": r.why.template, "params": dict(r.why.params)}
+    return out
+
+
+def _restart(d: dict[str, Any]) -> Restart:
+    why = d.get("why")
+    return Restart(
+        d["type"],
+        d["team"],
+        _point(d["spot"]),
+        d.get("end"),
+        Why(why["rule"], why["reason"], tuple(why["params"].items())) if why is not None else None,
+        _point(d["origin"]) if d.get("origin") is not None else None,
+    )
+
+
+def _xy(p: Point) -> dict[str, float]:
+    return {"x": p.x, "y": p.y}  # as the state's spots (API.md)
+
+
+def _point(d: dict[str, float]) -> Point:
+    return Point(d["x"], d["y"])
+
+
+def to_json(r: Ruling) -> dict[str, Any]:
+    """One ruling as the log stores it and API.md shows it: its ``kind``, the ``rule`` and its facts (a restart's
+    ``type``, ``team``, ``spot``, its ``end``, the ``origin`` of a moved free kick and ``why`` it was given)."""
+    kind = KINDS[type(r)]
+    if isinstance(r, RuledAgain):
+        return {"kind": kind, "rule": r.rule, "seq": r.seq, "rulings": [to_json(x) for x in r.rulings]}
+    if isinstance(r, RestartAwarded | RestartStands | RestartTaken):
+        rule = r.rule if not isinstance(r, RestartTaken) else (r.restart.why.rule if r.restart.why else "10.1")
+        out = {"kind": kind, "rule": rule, **_restart_json(r.restart)}
+        if isinstance(r, RestartAwarded):
+            out["retake"] = r.retake
+        if isinstance(r, RestartTaken):
+            out["player"] = r.player
+        return out
+    if isinstance(r, ErrorForgiven):
+        restart = _restart_json(r.restart)
+        return {"kind": kind, "rule": "13.1", "team": r.team, "player": r.player, "left": r.left, "restart": restart}
+    facts = {f.name: getattr(r, f.name) for f in fields(r) if f.name != "rule"}
+    for name in ("origin", "spot"):
+        if isinstance(facts.get(name), Point):
+            facts[name] = _xy(facts[name])
+    return {"kind": kind, "rule": getattr(r, "rule", _RULE_OF_KIND.get(kind, "")), **facts}
+
+
+def from_json(d: dict[str, Any]) -> Ruling:
+    """The ruling ``to_json`` wrote (the log's ``rulings`` column)."""
+    kind = d["kind"]
+    if kind == "ruled_again":
+        return RuledAgain(int(d["seq"]), tuple(from_json(x) for x in d["rulings"]))
+    if kind == "restart_awarded":
+        return RestartAwarded(_restart(d), bool(d.get("retake", False)))
+    if kind == "restart_stands":
+        return RestartStands(_restart(d), d["rule"])
+    if kind == "restart_taken":
+        return RestartTaken(_restart(d), d.get("player"))
+    if kind == "error_forgiven":
+        return ErrorForgiven(d["team"], d.get("player"), int(d["left"]), _restart(d["restart"]))
+    cls = _PLAIN_KINDS[kind]
+    facts = {f.name: d[f.name] for f in fields(cls) if f.name in d}
+    for name in ("origin", "spot"):
+        if name in facts:
+            facts[name] = _point(facts[name])
+    return cls(**facts)  # type: ignore[no-any-return]
+
+
+def own(rulings: tuple[Ruling, ...]) -> tuple[Ruling, ...]:
+    """An entry's own rulings, without the later calls a correction ruled again (``RuledAgain``)."""
+    return tuple(r for r in rulings if not isinstance(r, RuledAgain))

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from .book import BOOK_2_0, Book, RuleSetId
 from .book import RestartType as RestartType  # the rule books' restart types (book.py), re-exported
 from .common import TEAMS, End, Team
-from .field import Field, Point
+from .field import Field
+from .restart_values import Restart as Restart  # a restart and why it was given (restart_values.py), re-exported
+from .restart_values import Why as Why
 from .shootout import Shootout
 from .v1 import BOOK_1_0
 
@@ -80,9 +82,9 @@ class RuleSet:
     ``shootout_on_draw`` lets a level 1.0 match go on to the shootout (a knockout fixture's, V1-D2).
     """
 
-    half_minutes: float = 30
-    halftime_minutes: float = 10
-    shootout_rounds: int = 4
+    half_minutes: float = BOOK_2_0.half_minutes
+    halftime_minutes: float = BOOK_2_0.halftime_minutes
+    shootout_rounds: int = BOOK_2_0.shootout_rounds
     multi_attack: MultiAttackRules = MultiAttackRules()
     rule_set: RuleSetId = "2.0"
     shootout_on_draw: bool = False
@@ -143,29 +145,6 @@ class Clock:
 
     def set(self, now: int, elapsed_ms: int) -> None:
         self.base_ms, self.anchor_ms = elapsed_ms, now
-
-
-@dataclass(frozen=True)
-class Why:
-    """Why a restart was given, in the engine's words: a rule and an ``N_`` template with its params."""
-
-    rule: str
-    template: str
-    params: tuple[tuple[str, object], ...] = ()
-
-    @property
-    def message(self) -> str:
-        return self.template.format(**dict(self.params))
-
-
-@dataclass(frozen=True)
-class Restart:
-    type: RestartType
-    team: Team
-    spot: Point
-    end: End | None = None  # the end of an end-line ball or penalty
-    why: Why | None = None  # the call that gave it (shown to spectators, issue 13)
-    origin: Point | None = None  # where the call was made, when the 3 m rule moved the kick (10.8)
 
 
 @dataclass(frozen=True)
@@ -270,6 +249,10 @@ class MatchState:
     # What the engine ruled on the last event applied, in order (rulings.py): the replay's steps carry
     # them. About that event, not the match: two states alike but for them are the same match.
     rulings: tuple[Ruling, ...] = field(default=(), compare=False)
+    # A replay of a stored entry follows what was ruled when it was stored (issue 28): the decisions at
+    # each ruling are the stored ones (engine._rule); None while the engine decides a call.
+    following: tuple[Ruling, ...] | None = field(default=None, compare=False)
+    overruled: str | None = field(default=None, compare=False)  # how the engine would have ruled otherwise
 
     def copy(self) -> MatchState:
         """A copy that shares everything immutable (setup, restarts, the shootout) and copies the rest.

@@ -288,3 +288,19 @@ def score_sheet(graded: Iterable[tuple[str, Question, bool]]) -> list[dict[str, 
             c[0] += int(correct)
             c[1] += 1
     return list(sheets.values())
+
+
+# Every restart a rule book may give, in the order a trainee is offered them (book.py's ``RestartType``).
+RESTART_ORDER = ("kickoff", "end_line", "side_line", "free_kick", "penalty", "corner", "short_corner")
+
+
+def answer_choices(setup: MatchSetup) -> dict[str, Any]:
+    """What a trainee may answer under the match's rule book (issue 33 item 12): its restarts (1.0's corner and
+    short corner, V1-6; 2.0's end-line ball, 10.4), whether a foul's card is asked (9.3; 1.0 has none,
+    V1-D10), and whether the match may go to a shootout (12; a 1.0 knockout's, V1-D2)."""
+    book = setup.rules.book
+    return {
+        "restarts": [t for t in RESTART_ORDER if t in book.restart_rule],
+        "cards": book.cards,
+        "shootout": setup.rules.level_goes_to_shootout,
+    }

@@ -21,9 +21,10 @@ from typing import Any, Generic, Literal, TypeVar
 from .common import TEAMS, Team
 from .competition.discipline import Cards
 from .corrections import Row, check_correction, effective_log
-from .engine import apply, check_references
+from .engine import decide
 from .errors import InvalidEvent, RuleViolation
 from .events import from_fields
+from .replay import ReplayError, replay_steps
 from .state import MatchSetup, MatchState, Restart, initial_state
 
 ChangeKind = Literal["amend", "void", "insert"]
@@ -107,12 +108,29 @@ def what_if(setup: MatchSetup, log: Sequence[L], changes: Sequence[Change], by: 
         seqs.add(new_seq)
         added.append(new_seq)
     first = changes[0]
-    actual = replay_leniently(setup, log, restart_at=first.place)
+    actual = replay_as_ruled(setup, log, restart_at=first.place)
     # After the change, the restart that stands at its place: the changed (or inserted) call's; for a
     # void, the one that stood before the voided call (none of the call remains).
     at = added[0] if first.kind != "void" else _before(log, first.place)
     changed = replay_leniently(setup, rows, restart_at=at, own=frozenset(added))
     return WhatIf(actual, changed, tuple(changes))
+
+
+def replay_as_ruled(setup: MatchSetup, log: Sequence[L], restart_at: int | None = None) -> Outcome[L]:
+    """The match as it was ruled: each entry folded from the rulings stored with it (issue 28 item 1: a stored
+    call is never decided again, so the committee compares its change with the record, not with what today's
+    engine would rule). A log that cannot be folded (entries without rulings the rules now refuse) is replayed
+    leniently instead."""
+    state = initial_state(setup)
+    restart_after: Restart | None = None
+    try:
+        for step in replay_steps(setup, log, keep_states=False):
+            state = step.after
+            if step.entry.seq == restart_at:
+                restart_after = state.restart  # a frozen value: the next step does not change it
+    except ReplayError:
+        return replay_leniently(setup, log, restart_at=restart_at)
+    return Outcome(state, (), restart_after)
 
 
 def replay_leniently(
@@ -129,8 +147,7 @@ def replay_leniently(
     for e in effective_log(log):
         event = from_fields(e.type, e.fields)
         try:
-            check_references(state, event)
-            trial = apply(state, event, e.received_ms, e.at_ms)
+            trial = decide(state, event, e.received_ms, e.at_ms).state
         except (RuleViolation, InvalidEvent) as exc:
             if e.seq in own:
                 raise  # the change itself: refused (409) or invalid (400) as posting it would be

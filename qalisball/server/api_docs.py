@@ -17,9 +17,11 @@ from flask import Blueprint, Flask, Response, current_app, render_template
 from marshmallow import Schema
 
 from qalisball.competitions import schemas as cs
+from qalisball.league.venue_fixtures import LeagueLineupSchema
 from qalisball.match import catalogue_api
 from qalisball.match import schemas as ms
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE
+from qalisball.rules.rulings import KINDS as RULING_KINDS
 from qalisball.server.demo import demo_request
 from qalisball.training import schemas as ts
 from qalisball.web import openapi
@@ -44,6 +46,8 @@ TAGS = {
     "competitions": 'Kept teams and officials, competitions, fixtures, protests (API.md "Competitions")',
     "venue screens": "Venue screens, slides and team logos (docs/api-extras.md)",
     "training and what-if": 'Referee training and the arbitration committee\'s what-if (API.md "Training and what-if", issue 24)',
+    "feed": 'Every public change for other software: Server-Sent Events, pages, calendars (API.md "The feed", issue 30)',
+    "league": 'A league: venues, their keys, and what each sends its central (API.md "The league", issue 31, docs/deploy.md)',
     "documentation": "The event catalogue and this description (issue 23)",
     "pages": 'The pages for people, in HTML (README "Pages"): listed so that the description covers every route',
 }
@@ -154,6 +158,42 @@ def schema_name(cls: type[Schema]) -> str:
 
 _JSON_LIST = {"type": "array", "items": {"type": "object"}}
 _JSON_OBJECT = {"type": "object"}
+_SPOT = {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}}
+# API.md "Events": what the engine ruled on an entry when it was stored (rules/rulings.py, issue 28).
+_RULING = {
+    "type": "object",
+    "required": ["kind", "rule"],
+    "properties": {
+        "kind": {"type": "string", "enum": sorted(RULING_KINDS.values())},
+        "rule": {"type": "string", "description": "the rule it applies, as the match's rule book numbers it"},
+        "type": {"type": "string", "description": "a restart's type"},
+        "team": {"type": "string", "enum": ["home", "away"]},
+        "spot": _SPOT,
+        "origin": _SPOT,
+        "seq": {"type": "integer", "description": "ruled_again: the later entry a correction decided again"},
+        "rulings": {"type": "array", "items": {"type": "object"}, "description": "ruled_again: its rulings now"},
+    },
+    "additionalProperties": True,
+}
+_LOG_ENTRY = {
+    "type": "object",
+    "required": ["seq", "type", "by", "at_ms", "received_at", "voided_by", "rulings"],
+    "properties": {
+        "seq": {"type": "integer"},
+        "type": {"type": "string"},
+        "by": {"type": "string"},
+        "at_ms": {"type": ["integer", "null"]},
+        "received_at": {"type": "string"},
+        "voided_by": {"type": ["integer", "null"]},
+        "id": {"type": ["string", "null"]},
+        "rulings": {
+            "type": "array",
+            "items": _RULING,
+            "description": "what was ruled on it when it was stored, in order; never worked out again",
+        },
+    },
+    "additionalProperties": True,
+}
 _LANG = {
     "name": "lang",
     "in": "query",
@@ -206,14 +246,228 @@ def _page(summary: str, answer: str = "text/html", token: bool = False, **kw: An
 def operations() -> dict[tuple[str, str], Operation]:
     """Every route's description, keyed by (method, Flask rule); tests/test_openapi.py checks none is missing."""
     m, c, v, d, t = "matches", "competitions", "venue screens", "documentation", "training and what-if"
+    f = "feed"
+    lg = "league"
     return {
+        # The league (API.md "The league", issue 31; D370-D374)
+        ("POST", "/api/league/venues"): Operation(
+            "At the central: a venue and its key (shown once, stored hashed)",
+            lg,
+            "organiser",
+            201,
+            body_schema={
+                "type": "object",
+                "required": ["name"],
+                "additionalProperties": True,
+                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}},
+            },
+            answer_schema={
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "key": {"type": "string", "minLength": 32}},
+            },
+            examples={"a venue": {"name": "North field"}},
+        ),
+        ("GET", "/api/league/venues"): Operation(
+            "At the central: the venues, their last contact, their matches and how far behind they are",
+            lg,
+            "organiser",
+            answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/LeagueVenue"}},
+        ),
+        ("GET", "/api/league/ingest"): Operation(
+            "At the central (venue key): the venue's last message held, where its next batch starts",
+            lg,
+            "venue",
+            answer_schema={"$ref": "#/components/schemas/LeagueHeld"},
+        ),
+        ("POST", "/api/league/ingest"): Operation(
+            "At the central (venue key): a batch of the venue's feed messages, stored only if it continues what is held",
+            lg,
+            "venue",
+            body_schema={"$ref": "#/components/schemas/LeagueBatch"},
+            answer_schema={"$ref": "#/components/schemas/LeagueHeld"},
+            description="Checked whole before anything is stored (D371): `after` is not beyond the cursor held and "
+            "`after_digest` is the digest of the venue's message there; a message already held must be the one held "
+            "(a batch sent again is acknowledged, stored once); a match entry continues its chain (seq, prev_hash, "
+            "hash, seal). Otherwise 409 `conflict` with `cursor`, the last cursor held: nothing of it is stored.",
+            errors=(409,),
+        ),
+        ("GET", "/api/league/upstream"): Operation(
+            "At a venue: whether its sender reaches the central, what is pending, the last acknowledgement and error",
+            lg,
+            "organiser",
+            answer_schema={"$ref": "#/components/schemas/LeagueUpstream"},
+            description="404 when this server sends to no central (QALISBALL_UPSTREAM is not set).",
+            errors=(404,),
+        ),
+        # A league competition (API.md "A league competition", issue 31 item 4; D375-D378)
+        ("PUT", "/api/competitions/<comp_id>/fixtures/<fid>/venue"): Operation(
+            "At the central: give a fixture to a league venue, which makes its match",
+            lg,
+            "organiser",
+            body_schema={
+                "type": "object",
+                "required": ["venue"],
+                "properties": {"venue": {"type": "string", "description": "a venue's id (GET /api/league/venues)"}},
+            },
+            answer_schema={"$ref": "#/components/schemas/LeagueAssignment"},
+            description="400 `invalid` for a venue the central does not know; 409 `conflict` once the fixture has a "
+            "match (made at the central, or said made by its venue). Given to another venue while it has none. The "
+            "central itself makes no match of a fixture given to a venue (409 `conflict`, D375).",
+            errors=(409,),
+        ),
+        ("GET", "/api/league/assignments"): Operation(
+            "At the central: the fixtures given to venues, their matches and the suspensions their venue did not know",
+            lg,
+            "organiser",
+            parameters=({"name": "competition", "in": "query", "schema": {"type": "string"}, "description": "only its"},),
+            answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/LeagueAssignment"}},
+        ),
+        ("GET", "/api/league/assigned"): Operation(
+            "At the central (venue key): the fixtures given to that venue, with rosters, officials and suspensions",
+            lg,
+            "venue",
+            answer_schema={
+                "type": "object",
+                "required": ["venue", "at", "fixtures"],
+                "properties": {
+                    "venue": {"type": "string"},
+                    "at": {"type": "string", "description": "when the central answered (ISO 8601)"},
+                    "fixtures": {"type": "array", "items": {"$ref": "#/components/schemas/LeagueFixture"}},
+                },
+            },
+            description="What the venue's sender fetches whenever it reaches the central (D377).",
+        ),
+        ("POST", "/api/league/claims"): Operation(
+            "At the central (venue key): the venue made this match of this fixture",
+            lg,
+            "venue",
+            body_schema={
+                "type": "object",
+                "required": ["fixture", "match"],
+                "properties": {
+                    "fixture": {"type": "string", "description": "the fixture's id at the venue (`<competition>-<fixture>`)"},
+                    "match": {"type": "string", "description": "the match the venue made of it"},
+                },
+            },
+            answer_schema={
+                "type": "object",
+                "required": ["fixture", "match", "counted"],
+                "properties": {
+                    "fixture": {"type": "string"},
+                    "match": {"type": "string"},
+                    "counted": {"type": "boolean", "description": "whether the central holds the match yet"},
+                },
+            },
+            description="Sent by the venue's sender until answered; the same claim again is a 200. 409 `conflict`: the "
+            "fixture has another match, or is another venue's (D376).",
+            errors=(409,),
+        ),
+        ("GET", "/api/league/fixtures"): Operation(
+            "At a venue: the fixtures the central gave it, as last fetched, with the match made here of each",
+            lg,
+            "organiser",
+            answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/LeagueFixture"}},
+            description="404 when this server sends to no central (QALISBALL_UPSTREAM is not set). Each fixture adds "
+            "`fetched_at`, `venue_match` (the match made here), `claim` (`pending`, `accepted`, `refused`) and `claim_error`.",
+            errors=(404,),
+        ),
+        ("POST", "/api/league/fixtures/<fid>/match"): Operation(
+            "At a venue: make a league fixture's match from the rosters and suspensions last fetched",
+            lg,
+            "organiser",
+            status=201,
+            body=LeagueLineupSchema,
+            answer_schema={
+                "type": "object",
+                "required": ["id", "tokens"],
+                "properties": {"id": {"type": "string"}, "tokens": {"type": "object", "description": "role -> token"}},
+            },
+            description="Lineups as for POST /api/competitions/{comp_id}/fixtures/{fid}/match, checked against the "
+            "rosters (400) and the suspensions fetched (409 `rule` C4), suspended players left off the copy; works "
+            "without the central. 409 `conflict` for a second match of the fixture (D376).",
+            errors=(409,),
+        ),
+        # The feed (API.md "The feed", issue 30)
+        ("GET", "/api/feed"): Operation(
+            "Every public change as Server-Sent Events (Last-Event-ID or ?since= resumes)",
+            f,
+            answer="text/event-stream",
+            answer_schema={
+                "oneOf": [
+                    {"$ref": "#/components/schemas/FeedMatchMessage"},
+                    {"$ref": "#/components/schemas/FeedCompetitionMessage"},
+                ]
+            },
+            parameters=_FEED_FILTERS,
+            description="Each message: `id: <cursor>`, `event: match | competition`, `data:` one of the messages "
+            "described (JSON). `: keep-alive` comment lines while nothing happens (every 10 s). A cursor this server "
+            "never gave is a 400 naming `since`; more than 20 open streams from one address, a 429.",
+            errors=(429,),
+        ),
+        ("GET", "/api/feed.json"): Operation(
+            "The same messages as pages, for pollers (?since=, ?limit= ≤ 1000)",
+            f,
+            answer_schema={"$ref": "#/components/schemas/FeedPage"},
+            parameters=(*_FEED_FILTERS, _FEED_LIMIT),
+        ),
+        # Webhooks (API.md "The feed", issue 30 item 3; docs/feed.md)
+        ("POST", "/api/webhooks"): Operation(
+            "Subscribe a URL to the feed's messages (signed POSTs, Standard Webhooks)",
+            f,
+            "organiser",
+            201,
+            body_schema={"$ref": "#/components/schemas/WebhookRequest"},
+            answer_schema={"$ref": "#/components/schemas/WebhookCreated"},
+            examples={"one match": {"url": "http://93.184.216.34/qalisball", "match": ["m_1a2b3c"]}},
+            description="Each message is POSTed as the `feedMessage` webhook of this description says. A URL on a "
+            "loopback, private, link-local or multicast address (also after DNS resolution) is a 400 naming `url` "
+            "unless QALISBALL_WEBHOOK_ALLOW_PRIVATE=1 (D332).",
+        ),
+        ("GET", "/api/webhooks"): Operation(
+            "The subscriptions (never their secrets)",
+            f,
+            "organiser",
+            answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/Webhook"}},
+        ),
+        ("GET", "/api/webhooks/<sub_id>"): Operation(
+            "One subscription", f, "organiser", answer_schema={"$ref": "#/components/schemas/Webhook"}
+        ),
+        ("DELETE", "/api/webhooks/<sub_id>"): Operation("Delete a subscription: nothing more is sent", f, "organiser", 204),
+        ("GET", "/api/webhooks/<sub_id>/deliveries"): Operation(
+            "A subscription's deliveries log, newest first",
+            f,
+            "organiser",
+            answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/WebhookDelivery"}},
+            parameters=({**_FEED_LIMIT, "description": "at most this many (default 100)"},),
+        ),
+        ("POST", "/api/webhooks/<sub_id>/redeliver"): Operation(
+            "Send every message after a cursor again, in order (a failing subscription becomes active)",
+            f,
+            "organiser",
+            202,
+            body_schema={
+                "type": "object",
+                "required": ["since"],
+                "additionalProperties": False,
+                "properties": {"since": _CURSOR},
+            },  # fmt: skip
+            answer_schema={"$ref": "#/components/schemas/Webhook"},
+        ),
+        ("GET", "/competitions/<comp_id>/fixtures.ics"): Operation(
+            "The fixtures as an iCalendar (RFC 5545; ?team= one team's)",
+            f,
+            answer="text/calendar",
+            parameters=({"name": "team", "in": "query", "required": False, "schema": {"type": "string"}},),
+        ),
         # Matches (API.md "Matches", "Events", "Match day")
         ("POST", "/api/matches"): Operation(
             "Create a match", m, "organiser", 201, body=ms.MatchSchema, examples={"demo match": demo_request()}
         ),
         ("GET", "/api/matches"): Operation("List matches", m, answer_schema=_JSON_LIST),
         ("GET", "/api/matches/<match_id>"): Operation("A match's public state", m, answer_schema=_JSON_OBJECT),
-        ("GET", "/api/matches/<match_id>/events"): Operation("A match's event log", m, answer_schema=_JSON_LIST),
+        ("GET", "/api/matches/<match_id>/events"): Operation(
+            "A match's event log", m, answer_schema={"type": "array", "items": _LOG_ENTRY}
+        ),
         ("POST", "/api/matches/<match_id>/events"): Operation(
             "Log an event",
             m,
@@ -310,14 +564,34 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("POST", "/api/training"): Operation(
             "Start a training session from a finished match", t, "organiser", 201, body=ts.StartSchema
         ),
-        ("GET", "/api/training/join"): Operation("The session a code opens", t, answer_schema=_JSON_OBJECT),
+        ("GET", "/api/training"): Operation(
+            "The trainer's sessions, running first (status open, closed or expired)", t, "organiser", answer_schema=_JSON_LIST
+        ),
+        ("POST", "/api/training/<session_id>/close"): Operation(
+            "End a session: its code opens nothing any more (D221)", t, "organiser", answer_schema=_JSON_OBJECT
+        ),
+        ("GET", "/api/training/join"): Operation(
+            "The session a code opens, and what its rule book lets a trainee answer", t, answer_schema=_JSON_OBJECT, errors=(409,)
+        ),
+        ("GET", "/api/training/<session_id>/field.svg"): Operation(
+            "The match's field as the console draws it (?code=)", t, answer="image/svg+xml"
+        ),
+        ("POST", "/api/training/<session_id>/trainees"): Operation(
+            "A trainee joins once: their token (the same name again, or a full session: 409; D220)",
+            t,
+            status=201,
+            body=ts.JoinSchema,
+            errors=(409,),
+        ),
         ("GET", "/api/training/<session_id>/questions"): Operation(
             "The session's questions (?code=)", t, answer_schema=_JSON_LIST
         ),
         ("POST", "/api/training/<session_id>/answers"): Operation(
-            "Answer a question, graded by the engine", t, body=ts.AnswerSchema
+            "Answer a question with the trainee's token, graded by the engine", t, body=ts.AnswerSchema, errors=(409,)
         ),
-        ("GET", "/api/training/<session_id>/answers"): Operation("Everyone's answers (?code=)", t, answer_schema=_JSON_LIST),
+        ("GET", "/api/training/<session_id>/answers"): Operation(
+            "Everyone's answers (?code=; ?since=, ?limit= ≤ 500)", t, answer_schema=_JSON_LIST
+        ),
         ("GET", "/api/training/<session_id>/sheet"): Operation(
             "The score sheet per trainee and rule (?code=)", t, answer_schema=_JSON_OBJECT
         ),
@@ -397,6 +671,7 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/competitions/<comp_id>/screen/part"): _page("The big screen's live part"),
         ("GET", "/competitions/<comp_id>/standings"): _page("Standings to print"),
         ("GET", "/screens"): _page("The organiser's venue screens", token=True),
+        ("GET", "/league/fixtures"): _page("A league venue's fixtures, with the form making each one's match", token=True),
         ("GET", "/screens/<name>"): _page("A venue's big screen"),
         ("GET", "/images/<image_id>"): _page("An uploaded image", "image/*"),
         ("GET", "/docs/"): _page("The documentation site (`make docs` builds it; 404 says how until then)"),
@@ -408,9 +683,225 @@ def operations() -> dict[tuple[str, str], Operation]:
     }
 
 
+_FEED_FILTERS: tuple[dict[str, Any], ...] = (
+    {"name": "match", "in": "query", "required": False, "schema": {"type": "array", "items": {"type": "string"}},
+     "explode": True, "description": "only this match's messages (may repeat)"},
+    {"name": "competition", "in": "query", "required": False, "schema": {"type": "array", "items": {"type": "string"}},
+     "explode": True, "description": "this competition's changes and its fixtures' matches (may repeat)"},
+    {"name": "since", "in": "query", "required": False, "schema": {"type": "string"},
+     "description": "the messages after this cursor (0: from the beginning)"},
+)  # fmt: skip
+_FEED_LIMIT = {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+_CURSOR = {"type": "string", "description": "the message's place in the journal: opaque, later messages have later cursors"}
+# The feed's messages (API.md "The feed"), as components: the webhooks POST the same bodies.
+FEED_SCHEMAS: dict[str, dict[str, Any]] = {
+    "FeedMatchMessage": {
+        "type": "object",
+        "required": ["v", "cursor", "match", "seq", "event", "state"],
+        "properties": {
+            "v": {"const": 1},
+            "cursor": _CURSOR,
+            "match": {"type": "string"},
+            "seq": {"type": "integer"},
+            "event": {"type": "object", "description": "the log entry as GET /api/matches/<id>/events listed it when "
+                      "stored (voided_by null), with its rulings; without a note's text or a signature's image"},
+            "state": {"type": "object", "description": "the public state right after it, as GET /api/matches/<id>"},
+        },
+    },
+    "FeedCompetitionMessage": {
+        "type": "object",
+        "required": ["v", "cursor", "competition", "change", "competition_state"],
+        "properties": {
+            "v": {"const": 1},
+            "cursor": _CURSOR,
+            "competition": {"type": "string"},
+            "change": {"type": "string", "description": "what changed: competition_created, match_created, officials, "
+                       "forfeit, result, protest, protest_decided, lots, reschedule"},
+            "detail": {"type": "object", "description": "the change as the competition log records it"},
+            "competition_state": {"type": "object", "description": "as GET /api/competitions/<id> when sent (D282)"},
+        },
+    },
+    "FeedPage": {
+        "type": "object",
+        "required": ["messages", "next"],
+        "properties": {
+            "messages": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/FeedMatchMessage"},
+                                                              {"$ref": "#/components/schemas/FeedCompetitionMessage"}]}},
+            "next": {**_CURSOR, "description": "the cursor to ask from next"},
+        },
+    },
+}  # fmt: skip
+
+
+_NULLABLE = {"type": ["string", "null"]}
+# The league (issue 31, API.md "The league"; the batch: qalisball/league/central.py, D371).
+LEAGUE_SCHEMAS: dict[str, dict[str, Any]] = {
+    "LeagueVenue": {
+        "type": "object",
+        "required": ["id", "name", "last_seen", "matches", "behind_s"],
+        "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"},
+            "last_seen": {**_NULLABLE, "description": "the venue's last request (ISO 8601), null if never"},
+            "matches": {"type": "integer", "description": "the venue's matches the central holds"},
+            "behind_s": {"type": ["integer", "null"], "description": "seconds since its last message arrived, null if never"},
+        },
+    },
+    "LeagueHeld": {
+        "type": "object",
+        "required": ["cursor", "digest"],
+        "properties": {
+            "cursor": {**_CURSOR, "description": "the venue's last message held (its own feed's cursor; 0: none)"},
+            "digest": {**_NULLABLE, "description": "that message's digest (SHA-256 of its cursor, kind, subject, body, entry)"},
+            "stored": {"type": "integer", "description": "POST: how many messages of the batch were new"},
+        },
+    },
+    "LeagueBatch": {
+        "type": "object",
+        "required": ["after", "messages"],
+        "properties": {
+            "after": {**_CURSOR, "description": "the venue's cursor the batch continues (the central's acknowledgement)"},
+            "after_digest": {**_NULLABLE, "description": "the digest of the venue's own message at `after`"},
+            "messages": {"type": "array", "maxItems": 500, "items": {
+                "type": "object",
+                "required": ["cursor", "kind", "subject", "body"],
+                "properties": {
+                    "cursor": _CURSOR, "kind": {"enum": ["match", "competition"]}, "subject": {"type": "string"},
+                    "body": {"type": "string", "description": "the journal row's JSON as the venue stored it"},
+                    "entry": {"type": "object", "description": "a match message: the log entry as the venue's store "
+                              "holds it (its hashed columns, prev_hash, hash, body_hash, response, seal, rulings)"},
+                    "match": {"type": "object", "description": "a match's first entry: its created_at and setup"},
+                },
+            }},
+        },
+    },
+    "LeagueAssignment": {
+        "type": "object",
+        "required": ["competition", "fixture", "venue", "assigned_at", "fetched_at", "match", "late_suspensions"],
+        "properties": {
+            "competition": {"type": "string"}, "fixture": {"type": "string"}, "venue": {"type": "string"},
+            "assigned_at": {"type": "string"},
+            "fetched_at": {**_NULLABLE, "description": "when the venue last fetched it"},
+            "match": {**_NULLABLE, "description": "the match its venue said it made of it"},
+            "late_suspensions": {"type": "array", "description": "players its match names who are suspended for it, "
+                                 "learnt after the venue fetched (L4 with C7, D378)", "items": {"type": "object"}},
+        },
+    },
+    "LeagueFixture": {
+        "type": "object",
+        "required": ["id", "competition", "fixture", "home", "away", "officials", "suspensions", "settings"],
+        "properties": {
+            "id": {"type": "string", "description": "the fixture's id at the venue: `<competition id>-<fixture id>`"},
+            "competition": {"type": "object"}, "fixture": {"type": "string"}, "number": {"type": "integer"},
+            "starts_at": _NULLABLE, "status": _NULLABLE, "match": _NULLABLE,
+            "claimed": {**_NULLABLE, "description": "the match its venue said it made of it"},
+            "blocked": {"type": ["object", "null"], "description": "why its match cannot be made yet: rule, message"},
+            "home": {"type": ["object", "null"], "description": "the team with its kept roster (players)"},
+            "away": {"type": ["object", "null"]},
+            "officials": {"type": "object", "description": "role -> name"},
+            "suspensions": {"type": "array", "items": {"type": "object"},
+                            "description": "as GET /api/competitions/{id}/suspensions, the two teams'"},
+            "labels": {"type": "object"},
+            "settings": {"type": "object", "description": "starters, field, rules and venue of the match"},
+        },
+    },
+    "LeagueUpstream": {
+        "type": "object",
+        "required": ["upstream", "connected", "pending", "last_ack", "last_error"],
+        "properties": {
+            "upstream": {"type": "string"}, "connected": {"type": "boolean"},
+            "pending": {"type": "integer", "description": "messages stored and not yet acknowledged"},
+            "last_ack": _NULLABLE, "last_error": _NULLABLE,
+        },
+    },
+}  # fmt: skip
+
+
+_IDS = {"type": "array", "items": {"type": "string"}, "maxItems": 100}
+# The webhooks (issue 30 item 3): the subscription's shapes, and the payload each POST carries.
+WEBHOOK_SCHEMAS: dict[str, dict[str, Any]] = {
+    "WebhookRequest": {
+        "type": "object",
+        "required": ["url"],
+        "additionalProperties": False,
+        "properties": {
+            "url": {"type": "string", "format": "uri", "maxLength": 2048,
+                    "description": "http or https; a public address (D332)"},
+            "match": {**_IDS, "description": "only these matches' messages (as the feed's ?match=)"},
+            "competition": {**_IDS, "description": "these competitions' changes and their fixtures' matches"},
+            "since": {**_CURSOR, "description": "start after this cursor (0: from the beginning); default: the next change"},
+        },
+    },
+    "WebhookCreated": {
+        "type": "object",
+        "required": ["id", "secret"],
+        "properties": {
+            "id": {"type": "string"},
+            "secret": {"type": "string", "pattern": "^whsec_",
+                       "description": "shown once: the key that signs (Standard Webhooks)"},
+        },
+    },
+    "Webhook": {
+        "type": "object",
+        "required": ["id", "url", "match", "competition", "status", "cursor", "created_at"],
+        "properties": {
+            "id": {"type": "string"},
+            "url": {"type": "string"},
+            "match": _IDS,
+            "competition": _IDS,
+            "status": {"enum": ["active", "failing"], "description": "failing: a message given up after its 7th try (D331)"},
+            "cursor": {**_CURSOR, "description": "the last message delivered (or given up); the next is the first after it"},
+            "created_at": {"type": "string", "format": "date-time"},
+        },
+    },
+    "WebhookDelivery": {
+        "type": "object",
+        "required": ["cursor", "status", "attempts", "last_status", "last_at"],
+        "properties": {
+            "cursor": _CURSOR,
+            "status": {"enum": ["delivered", "pending", "failed"]},
+            "attempts": {"type": "integer", "minimum": 1, "maximum": 7},
+            "last_status": {"type": ["integer", "null"], "description": "the HTTP status of the last try (null: no answer)"},
+            "last_error": {"type": ["string", "null"], "description": "why the last try failed, in words"},
+            "last_at": {"type": "string", "format": "date-time"},
+        },
+    },
+    "WebhookPayload": {
+        "description": "The body of each webhook POST: the feed's message, byte for byte as GET /api/feed's data",
+        "oneOf": [{"$ref": "#/components/schemas/FeedMatchMessage"}, {"$ref": "#/components/schemas/FeedCompetitionMessage"}],
+    },
+}  # fmt: skip
+_WEBHOOK_HEADERS = {
+    "webhook-id": "the message's cursor (the same for every try of it)",
+    "webhook-timestamp": "Unix seconds of this try",
+    "webhook-signature": "v1,<base64 of HMAC-SHA256 over '<webhook-id>.<webhook-timestamp>.<body>', keyed with the "
+    "base64-decoded part of the secret after whsec_>",
+}
+WEBHOOKS = {
+    "feedMessage": {
+        "post": {
+            "summary": "Each message of the feed, POSTed to a subscription's URL (Standard Webhooks)",
+            "description": "A 2xx within 10 s delivers it; anything else is tried again after 5 s, 25 s, 2 min, "
+            "15 min, 1 h and 2 h (D330), then given up and the subscription stops (D331). In cursor order: a "
+            "message waits until the one before it is delivered. Verify with the standardwebhooks package: "
+            "docs/feed.md.",
+            "tags": ["feed"],
+            "parameters": [{"name": n, "in": "header", "required": True, "schema": {"type": "string"}, "description": d}
+                           for n, d in _WEBHOOK_HEADERS.items()],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/WebhookPayload"}}}},
+            "responses": {"2XX": {"description": "delivered"}, "default": {"description": "a failed try: tried again"}},
+        }
+    }
+}  # fmt: skip
+
+
 def _finish(doc: dict[str, Any]) -> dict[str, Any]:
     """What the schemas cannot say: each event schema's ``type`` is its own, and a correction carries a call."""
     schemas = doc["components"]["schemas"]
+    schemas.update(FEED_SCHEMAS)
+    schemas.update(WEBHOOK_SCHEMAS)
+    schemas.update(LEAGUE_SCHEMAS)
+    doc["webhooks"] = WEBHOOKS
     calls = [{"$ref": f"#/components/schemas/{schema_name(ms.EVENT_SCHEMAS[t])}"} for t in sorted(CORRECTABLE)]
     for event_type, cls in ms.EVENT_SCHEMAS.items():
         props = schemas[schema_name(cls)]["properties"]

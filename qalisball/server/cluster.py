@@ -5,9 +5,10 @@ holds matches in memory and writes the log), ``QALISBALL_WORKERS`` **spectator p
 with ``QALISBALL_ROLE=spectators``, qalisball/server/follower.py), **Redis** carrying the writer's broadcasts
 to them (Flask-SocketIO's ``message_queue``; a local ``redis-server`` is started when none answers), and
 **HAProxy** in front, on ``HOST:PORT``: ``/socket.io/`` goes to the spectator pool (least connections,
-a cookie keeps a polling client on one process), except the officials' consoles (``?official=1``)
-and any live connection made with ``?writer=1`` (a page whose joins only the writer answers), which go to
-the writer like every other request. Children that die are started again.
+a cookie keeps a polling client on one process: every public page's room is served there, D244), except the
+officials' consoles (``?official=1``), which go to the writer like every other request; the writer refuses
+such a connection unless it proves a role (a token, or its role cookie's CSRF token), so the flag grants
+nothing. Children that die are started again.
 
 Environment: ``PORT`` (5000; the writer listens on PORT+1, spectator processes on PORT+2…),
 ``HOST``, ``QALISBALL_WORKERS`` (2), ``QALISBALL_MESSAGE_QUEUE`` (``redis://127.0.0.1:6379/0``),
@@ -59,11 +60,9 @@ defaults
 frontend qalisball
     bind {bind}
 {per_address}    acl live path_beg /socket.io/
-    acl official url_param(official) -m found
-    acl to_writer url_param(writer) -m found   # live pages the spectator processes do not serve
+    acl official url_param(official) -m found  # a console: the writer refuses it unless it proves a role (D244)
     use_backend writer if live official
-    use_backend writer if live to_writer
-    use_backend spectators if live
+    use_backend spectators if live   # every public page's room (matches, competitions, venue screens: D244)
     default_backend writer
 
 backend writer

@@ -116,7 +116,34 @@ def ensure_demo_competition(comps: CompetitionService, now: datetime | None = No
         comps.create_official({"name": name, "club": club})
     now = now or datetime.now().astimezone()
     start = (now + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
-    return comps.create(CompetitionSchema().load(demo_competition_request(ids, start)))
+    c = comps.create(CompetitionSchema().load(demo_competition_request(ids, start)))
+    ensure_demo_protest(comps, c, now)
+    return c
+
+
+# The finished fixture and its protest (issue 27 item 11): the protest -> what-if -> decision path on a fresh
+# install. The round robin's last fixture, moved to the hour and a half before now (D75), played as the demo
+# friendly is (2-1), and the losing team's protest against the winner's second goal, undecided.
+PROTEST_TEXT = (
+    "{home} 的第二个进球（下半场 12 分钟，#6）之前，#6 已进入禁区，进球不应有效。"
+    " · {away} protest {home}'s second goal (second half, 12 min, #6): #6 was in the area before it."
+)
+
+
+def ensure_demo_protest(comps: CompetitionService, c: Competition, now: datetime) -> Any:
+    """Play the demo competition's last fixture before ``now`` and file the away team's protest; return it."""
+    fixture = c.fixtures[-1]
+    # Its slot ends before the competition's first one starts (D75: no field is taken twice).
+    slot = timedelta(minutes=int(c.config["slot_minutes"]))
+    first = datetime.fromisoformat(c.config["starts_at"])
+    played_from = min(now - timedelta(milliseconds=FRIENDLY_LENGTH_MS), first - slot).replace(second=0, microsecond=0)
+    comps.reschedule(c, fixture, {"starts_at": played_from.isoformat(), "field": c.config["fields"][0]["name"]})
+    lineup = {"starting": list(range(1, 7))}
+    m = comps.create_match(c, fixture, {"home": lineup, "away": lineup})
+    svc = comps.matches
+    _play(svc, m, FRIENDLY_HALVES, svc.clock() - int((now - played_from).total_seconds() * 1000))
+    home, away = (comps.teams[t].name for t in (fixture.home, fixture.away))  # type: ignore[index]
+    return comps.file_protest(c, {"fixture": fixture.id, "team": fixture.away, "text": PROTEST_TEXT.format(home=home, away=away)})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,17 +221,25 @@ def ensure_demo_friendly(svc: MatchService) -> Match:
     The service's clock is what the engine reads a call's time from; for the replay it is a scripted one,
     so the halves run their 30 minutes. Called at start-up only, before the server answers anyone.
     """
-    real_clock = svc.clock
-    start = real_clock() - FRIENDLY_LENGTH_MS
-    now = start
     m = svc.create(MatchSchema().load(demo_friendly_request()))
+    _play(svc, m, FRIENDLY_HALVES)
+    return m
+
+
+def _play(
+    svc: MatchService, m: Match, halves: tuple[tuple[tuple[int, dict[str, Any]], ...], ...], start: int | None = None
+) -> None:
+    """Log ``halves`` (30-minute halves, 10 minutes apart) on ``m`` as the referee, from ``start`` (the
+    service's clock, ms; by default so that the match ends now)."""
+    real_clock = svc.clock
+    start = real_clock() - FRIENDLY_LENGTH_MS if start is None else start
+    now = start
     svc.clock = lambda: now  # reads ``now`` as the loop moves it on
     try:
-        for half in FRIENDLY_HALVES:
+        for half in halves:
             for offset, body in half:
                 now = start + offset
                 svc.submit(m, "referee", body, parse_event(body))
             start += 30 * MINUTE + HALFTIME_MS
     finally:
         svc.clock = real_clock
-    return m

@@ -38,7 +38,10 @@ def _with_nonce(html: str) -> str:
 
 
 def _missing() -> tuple[str, int]:
-    return render_template("docs_site_missing.html"), 404
+    # ``make docs`` builds beside the site, into ``<site>.new``, and moves it into place once whole.
+    folder = site_folder()
+    building = folder.with_name(folder.name + ".new").is_dir()
+    return render_template("docs_site_missing.html", building=building), 404
 
 
 def _serve(filename: str) -> Response | tuple[str, int]:
@@ -48,14 +51,17 @@ def _serve(filename: str) -> Response | tuple[str, int]:
     path = safe_join(str(folder), filename)  # None for "..", absolute paths and the like: never outside the site
     if path is None:
         raise NotFound()
-    if Path(path).is_dir():
-        filename = filename.rstrip("/") + "/index.html"
-        path = safe_join(str(folder), filename)
-    if path is None or not Path(path).is_file():
-        raise NotFound()
-    if filename.endswith(".html"):
-        html = Path(path).read_text(encoding="utf-8")
-        return Response(_with_nonce(html), mimetype="text/html")
+    try:  # a name the file system refuses (a component of 256+ bytes: ENAMETOOLONG) is no page: 404 (issue 33.6)
+        if Path(path).is_dir():
+            filename = filename.rstrip("/") + "/index.html"
+            path = safe_join(str(folder), filename)
+        if path is None or not Path(path).is_file():
+            raise NotFound()
+        if filename.endswith(".html"):
+            html = Path(path).read_text(encoding="utf-8")
+            return Response(_with_nonce(html), mimetype="text/html")
+    except (OSError, UnicodeError) as exc:
+        raise NotFound() from exc
     return send_from_directory(folder, filename)
 
 

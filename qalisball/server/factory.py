@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +12,17 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from qalisball.competitions import api as competition_api
+from qalisball.competitions import slots as competition_slots
 from qalisball.live.fanout import LocalManager, PreEncodedPacket, QueueManager
 from qalisball.live.rooms import JoinGate
-from qalisball.match.devices import DeviceRegistry
-from qalisball.match.live import MatchRoom
-from qalisball.match.service import MatchService, now_ms
+from qalisball.match import slots as match_slots
+from qalisball.match.devices import DEVICES, DeviceRegistry
+from qalisball.match.live import LIVE, MatchRoom
+from qalisball.match.service import MatchService, match_reader, now_ms
 from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
-from qalisball.storage.store import DatabaseInUse, Store
+from qalisball.storage.journal import Row
+from qalisball.storage.store import DatabaseInUse, DatabaseUnavailable, Store
+from qalisball.venue import slots as venue_slots
 from qalisball.web import errors, services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +38,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.update(
-        DATABASE=os.environ.get("QALISBALL_DB", str(ROOT / "instance" / "qalisball.db")),
+        # QALISBALL_DATABASE_URL=postgresql://… puts every table on PostgreSQL (issue 32, D390); else the SQLite file.
+        DATABASE=os.environ.get("QALISBALL_DATABASE_URL")
+        or os.environ.get("QALISBALL_DB", str(ROOT / "instance" / "qalisball.db")),
         ADMIN_TOKEN=os.environ.get("QALISBALL_ADMIN_TOKEN") or None,
         MESSAGE_QUEUE=os.environ.get("QALISBALL_MESSAGE_QUEUE") or None,
         ASYNC_MODE=os.environ.get("QALISBALL_ASYNC_MODE", "threading"),
@@ -53,6 +59,18 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
         # No request body is read past this (the API's own limits are smaller: strict_json.py); 413 above it.
         MAX_CONTENT_LENGTH=256 * 1024,
+        # Reads served at once; none starts while a write is under way (D240, web/priority.py; 0: no bound).
+        READERS_AT_ONCE=int(os.environ.get("QALISBALL_READERS_AT_ONCE", "2")),
+        # How the journal's readers run (D300): "background" (each its own greenlet or thread: the writer never
+        # waits for one), or "after_write" (in the writer's thread once its lock is let go). Default: background,
+        # except in tests served in threading mode, whose test clients expect the broadcast before the answer.
+        JOURNAL_READERS=os.environ.get("QALISBALL_JOURNAL_READERS") or None,
+        # A league's venue (issue 31): the central's base URL and the venue key it issued; without them nothing is sent.
+        UPSTREAM=os.environ.get("QALISBALL_UPSTREAM") or None,
+        UPSTREAM_KEY=os.environ.get("QALISBALL_UPSTREAM_KEY") or None,
+        UPSTREAM_RETRY_MAX=float(os.environ.get("QALISBALL_UPSTREAM_RETRY_MAX", "30")),
+        # How often a venue fetches the fixtures its central gave it, while it reaches the central (D377).
+        UPSTREAM_FETCH_EVERY=float(os.environ.get("QALISBALL_UPSTREAM_FETCH_EVERY", "15")),
     )
     if test_config:
         app.config.update(test_config)
@@ -68,11 +86,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     try:
         store = Store(app.config["DATABASE"])
-    except DatabaseInUse as exc:  # another server writes this database (D148): refuse to start, naming it
+    # Another server writes this database (D148, D391), or the PostgreSQL named cannot be reached: refuse to start, naming it.
+    except (DatabaseInUse, DatabaseUnavailable) as exc:
         raise ConfigError(str(exc)) from exc
     if app.config["ASYNC_MODE"] == "gevent":
         store.run_writes_off_loop()  # a write waiting on SQLite never freezes reads and spectators
-    svc = services.MATCHES.install(app, MatchService(store, clock=app.config["CLOCK"]))
+    svc = match_slots.MATCHES.install(app, MatchService(store, clock=app.config["CLOCK"]))
+    services.OFFICIALS.install(app, svc)  # what the web kernel asks of the matches (web/services.Officials, D320)
 
     socketio.init_app(
         app,
@@ -83,10 +103,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         ping_timeout=app.config["PING_TIMEOUT"],
         serializer=PreEncodedPacket,  # broadcasts are encoded once for every socket (fanout.py)
     )
-    devices = services.DEVICES.install(app, DeviceRegistry())  # the officials' consoles connected now (API.md "Match day")
+    devices = DEVICES.install(app, DeviceRegistry())  # the officials' consoles connected now (API.md "Match day")
     gate = JoinGate(socketio, svc.clock)  # joins bounded per connection, in every feature's room (D156)
-    live = services.LIVE.install(app, MatchRoom(socketio, svc, gate, devices))
-    svc.subscribe(live.broadcast)  # the service publishes once the event is on disk
+    live = LIVE.install(app, MatchRoom(socketio, svc, gate, devices))
     errors.init_app(app)  # the API's error answers every feature shares (web/errors.py)
 
     from qalisball.match import api
@@ -99,6 +118,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(report_pages.bp)
     competition_api.init_app(app, socketio, gate)  # teams, officials, competitions: API, pages, live room
+    # What one feature asks of another, handed here (D321): the officials' page's "←", the venue's competitions.
+    comps = competition_slots.COMPETITIONS.of(app)
+    match_slots.FIXTURE_HOME.install(app, competition_slots.fixture_home(comps))
+    venue_slots.COMPETITIONS.install(app, comps)
     from qalisball.web import hardening
 
     hardening.init_app(app)  # integrity notices, security headers, throttling (issue 14)
@@ -112,19 +135,119 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     from qalisball.venue import api as venue_api
 
-    venue_api.init_app(app, socketio)  # venue screens, images, team logos: API, pages, live room
+    venue_api.init_app(app, socketio, gate)  # venue screens, images, team logos: API, pages, live room
     from qalisball.server import api_docs
 
     api_docs.init_app(app)  # /api/catalogue, /api/openapi.json and its viewer /api/docs (issue 23)
-    from qalisball.competitions import whatif_api
+    from qalisball.competitions import whatif_api, whatif_pages
     from qalisball.training import api as training_api
 
     whatif_api.init_app(app)  # the arbitration committee's what-if (issue 24)
+    app.register_blueprint(whatif_pages.bp)  # its pages: the what-if page, the protest report (D322)
     training_api.init_app(app)  # referee training: API and pages (issue 24)
+    from qalisball.feed import api as feed_api
+
+    feed_api.init_app(app)  # the feed: /api/feed (SSE), /api/feed.json (issue 30)
+    from qalisball.feed import webhooks_api
+
+    webhooks_api.init_app(app, socketio)  # signed webhooks of the feed's messages, a worker each (issue 30 item 3)
+    follow_the_journal(app, store, live)  # every reader of what was stored, in one place (D300)
+    league(app, svc)  # the league (issue 31): a central's venues and ingest; a venue's sender to its central
     from qalisball.server import docs_site
 
     docs_site.init_app(app, ROOT / "instance" / "docs-site")  # the MkDocs site `make docs` builds, under /docs
+    from qalisball.web import priority
+
+    # Outermost: the officials' writes come first, reads are bounded (D240, issue 33).
+    app.extensions["qalisball_readers"] = priority.install(app, app.config["READERS_AT_ONCE"])
+
+    # What start-up loaded (every match replayed, the competitions) frozen out of the collector, so no full
+    # collection walks it again in the middle of a POST (D260). Not in tests, which build many apps.
+    if app.config.setdefault("GC_FREEZE", not app.testing):
+        from qalisball.server import collector
+
+        collector.install()
+        collector.settle("start-up")
     return app
+
+
+def follow_the_journal(app: Flask, store: Store, live: MatchRoom) -> None:
+    """The journal's readers (D300, issue 28 item 3), each from its own cursor, outside every write lock, in order:
+    the Socket.IO fan-out (which also relays to a cluster's spectator processes through Redis), the competitions'
+    live views and caches; under gevent the feed's hub (D363), which writes every feed stream once it has caught up
+    from its client's cursor (feed/api.py)."""
+    journal = store.journal
+    if journal is None:  # a database that cannot be read: nothing is written either
+        return
+    competitions = competition_slots.COMPETITIONS.of(app)
+
+    def in_app(callback: Callable[[Row], None]) -> Callable[[Row], None]:
+        def read(row: Row) -> None:
+            with app.app_context():
+                callback(row)
+
+        return read
+
+    journal.follow("socketio", in_app(match_reader(live.broadcast)))
+    journal.follow("competitions", in_app(match_reader(competitions.on_match_event)))
+    mode = app.config["JOURNAL_READERS"] or (
+        "after_write" if app.testing and app.config["ASYNC_MODE"] == "threading" else "background"
+    )
+    if mode == "after_write":  # the writers' threads: a match event's right after the service's lock, others' after the request
+        app.after_request(_followed(store))
+    else:
+        if app.config["ASYNC_MODE"] == "gevent":  # the feed's streams that have caught up: one writer (D363)
+            from qalisball.feed import api as feed_api
+
+            feed_api.go_live(app, journal, lambda deliver: journal.follow("feed", in_app(deliver)))
+        journal.run_readers(socketio.start_background_task)
+
+
+def league(app: Flask, svc: MatchService) -> None:
+    """The league (issue 31): every server can be a central (venues, ingest, read-only copies: L1); with
+    ``UPSTREAM`` it is also a venue, whose sender (a greenlet or thread, like the journal's readers) sends its feed."""
+    from qalisball.league import api as league_api
+    from qalisball.league.assignments import Assignments
+    from qalisball.league.central import Central
+    from qalisball.league.upstream import Upstream
+    from qalisball.league.venue_fixtures import VenueFixtures
+
+    store = svc.store
+    central = Central(svc)
+    store.on_close(central.close)
+    # A league competition (L4): the competitions' desk handed to the league, and who plays a fixture elsewhere
+    # handed back (D321).
+    comps = competition_slots.COMPETITIONS.of(app)
+    assignments = Assignments(store, central, comps.league)
+    comps.played_elsewhere(assignments.venue_of)
+    upstream = None
+    url, key = app.config["UPSTREAM"], app.config["UPSTREAM_KEY"]
+    if url and store.journal is not None:
+        if not key or len(key) < 32:
+            raise ConfigError("QALISBALL_UPSTREAM needs QALISBALL_UPSTREAM_KEY, the venue key the central issued")
+        fixtures = VenueFixtures(store, svc, svc.clock)
+        upstream = Upstream(
+            store,
+            url,
+            key,
+            svc.clock,
+            retry_max_s=app.config["UPSTREAM_RETRY_MAX"],
+            fixtures=fixtures,
+            fetch_every_s=app.config["UPSTREAM_FETCH_EVERY"],
+        )
+        store.on_close(upstream.stop)
+    league_api.init_app(app, central, upstream, assignments)
+    match_slots.ORIGIN.install(app, league_api.origin)
+    if upstream is not None:
+        socketio.start_background_task(upstream.run)
+
+
+def _followed(store: Store) -> Callable[[Any], Any]:
+    def after(response: Any) -> Any:
+        store.followed()
+        return response
+
+    return after
 
 
 # An organiser token from the environment shorter than this is refused at start-up (issue 14): it guards

@@ -7,13 +7,16 @@ relayed — or, when it has none from the last ``FRESH_S``, the writer's own (``
 over HTTP; one request per match and second at most, however many spectators join at once).
 
 Officials' consoles are not served here: the proxy sends their connections (``?official=1``) to the
-writer, which checks their token. A join with a token here is answered as a spectator's.
+writer, which checks their token. A join with a token here is answered as a spectator's. The venue screens'
+and the competitions' rooms are served here too (D244): their joins are answered with the latest message the
+writer relayed to the room, or the writer's ``GET /api/screens/<name>`` / ``/api/competitions/<id>``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import urllib.error
@@ -23,11 +26,15 @@ from typing import Any
 
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, emit, join_room, leave_room
+from flask_socketio import rooms as socket_rooms
 
-from qalisball.live import fanout
+from qalisball.live import fanout, rooms
 from qalisball.live.fanout import Encoded, PreEncodedPacket
-from qalisball.web import services
+from qalisball.live.rooms import JoinGate
+from qalisball.web.services import Slot
 
+JOINS = ("join", "leave", "join_screen", "leave_screen", "join_competition", "leave_competition")
+SCREEN_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")  # venue/schemas.py's NAME (a screen's name)
 FRESH_S = 1.0  # a relayed state older than this is refreshed from the writer before a join is answered
 
 
@@ -38,10 +45,16 @@ class FollowingRedisManager(fanout.QueueManager):
         super().__init__(url, **kwargs)
         self.on_state = on_state
 
+    on_room_message: Any = None  # (room, payload): the latest `screen` / `competition` of a room (D244)
+
     def _handle_emit(self, message: dict[str, Any]) -> None:
         data = message.get("data")
         if isinstance(data, list) and len(data) == 1 and isinstance(data[0], Encoded) and data[0].kind == "public_state":
             self.on_state(data[0])  # before relaying it: a join answered from now on is at least this new
+        room = message.get("room")
+        if self.on_room_message is not None and isinstance(data, list) and len(data) == 1 and isinstance(room, str):
+            if (message.get("event"), room.split(":", 1)[0]) in (("screen", "screen"), ("competition", "competition")):
+                self.on_room_message(room, data[0])
         super()._handle_emit(message)
 
 
@@ -58,12 +71,22 @@ class Follower:
         socketio.on_event("disconnect", self.on_disconnect)
         socketio.on_event("join", self.on_join)
         socketio.on_event("leave", self.on_leave)
+        # The venue screens' and the competitions' rooms (D244): answered here as the writer answers them.
+        self.latest: dict[str, tuple[Any, float]] = {}  # room -> (latest payload, monotonic time it came)
+        socketio.on_event("join_screen", self.on_join_screen)
+        socketio.on_event("leave_screen", self.on_leave_screen)
+        socketio.on_event("join_competition", self.on_join_competition)
+        socketio.on_event("leave_competition", self.on_leave_competition)
 
     def on_connect(self, auth: Any = None) -> None:
         self.clients += 1
 
+    gate: JoinGate | None = None
+
     def on_disconnect(self, reason: Any = None) -> None:
         self.clients -= 1
+        if self.gate is not None:
+            self.gate.forget(request.sid)  # type: ignore[attr-defined]
 
     def relayed(self, state: Encoded) -> None:
         """A public state from the writer, on its way to this process's spectators."""
@@ -101,7 +124,7 @@ class Follower:
         match_id = data.get("match") if isinstance(data, dict) else None
         state = self.current(match_id) if isinstance(match_id, str) and 0 < len(match_id) <= 64 else None
         if state is None:
-            emit("error", {"error": "not_found", "message": f"no match {match_id}"})
+            emit("error", {"error": "not_found", "message": f"no match {rooms.shown(match_id)}"})
             return
         updates = data.get("updates") is True or data.get("updates") == 1
         # No yield between choosing the state and entering the room: every later change reaches this client.
@@ -114,6 +137,74 @@ class Follower:
         if isinstance(data, dict) and isinstance(data.get("match"), str):
             for updates in (False, True):
                 leave_room(fanout.room(data["match"], updates=updates))
+
+    def room_message(self, room: str, payload: Any) -> None:
+        """A ``screen`` or ``competition`` message from the writer, on its way to this process's clients."""
+        self.latest[room] = (payload, time.monotonic())
+        if len(self.latest) > 10_000:  # rooms nobody asked about lately are forgotten
+            cutoff = time.monotonic() - FRESH_S
+            self.latest = {r: v for r, v in self.latest.items() if v[1] >= cutoff}
+
+    def _room_answer(self, room: str, path: str, absent: Any) -> Any:
+        """What a join of ``room`` is answered: the latest relayed message when fresh, else the writer's
+        (``GET path``; ``absent`` when it answers 404, None when it cannot be asked)."""
+        held = self.latest.get(room)
+        if held is not None and time.monotonic() - held[1] < FRESH_S:
+            return held[0]
+        asked = time.monotonic()
+        with self._locks.setdefault(room, threading.Lock()):
+            held = self.latest.get(room)
+            if held is not None and held[1] >= asked - FRESH_S and time.monotonic() - held[1] < FRESH_S:
+                return held[0]
+            try:
+                with urllib.request.urlopen(self.writer_url + path, timeout=5) as r:
+                    text = r.read().decode()
+            except urllib.error.HTTPError as exc:
+                return absent if exc.code == 404 else None
+            except (urllib.error.URLError, OSError, ValueError):
+                return None
+            held = self.latest.get(room)
+            if held is not None and held[1] >= asked:  # a newer one came from Redis while we asked
+                return held[0]
+            return text
+
+    def on_join_screen(self, data: Any) -> None:
+        name = data.get("screen") if isinstance(data, dict) else None
+        if not isinstance(name, str) or not SCREEN_NAME.match(name):
+            emit("error", {"error": "not_found", "message": f"no screen {rooms.shown(name)}"})
+            return
+        blank = {"name": name, "show": "blank", "caption": "", "updated_at": None, "src": None, "image_url": None}
+        got = self._room_answer(f"screen:{name}", f"/api/screens/{name}", blank)
+        if got is None:
+            emit("error", {"error": "unavailable", "message": "the server cannot be reached: try again"})
+            return
+        for joined in socket_rooms():
+            if joined.startswith("screen:") and joined != f"screen:{name}":
+                leave_room(joined)
+        join_room(f"screen:{name}")
+        emit("screen", json.loads(got) if isinstance(got, str) else got)
+
+    def on_leave_screen(self, data: Any) -> None:
+        if isinstance(data, dict) and isinstance(data.get("screen"), str):
+            leave_room(f"screen:{data['screen']}")
+
+    def on_join_competition(self, data: Any) -> None:
+        comp_id = data.get("competition") if isinstance(data, dict) else None
+        ok = isinstance(comp_id, str) and 0 < len(comp_id) <= 64 and comp_id.isascii() and comp_id.isalnum()
+        path = f"/api/competitions/{urllib.parse.quote(comp_id, safe='')}" if ok and isinstance(comp_id, str) else ""
+        got = self._room_answer(f"competition:{comp_id}", path, None) if ok else None
+        if got is None:
+            emit("error", {"error": "not_found", "message": f"no competition {rooms.shown(comp_id)}"})
+            return
+        join_room(f"competition:{comp_id}")
+        emit("competition", Encoded(got, "competition") if isinstance(got, str) else got)
+
+    def on_leave_competition(self, data: Any) -> None:
+        if isinstance(data, dict) and isinstance(data.get("competition"), str):
+            leave_room(f"competition:{data['competition']}")
+
+
+FOLLOWER: Slot[Follower] = Slot("qalisball_follower")
 
 
 def create_follower_app() -> Flask:
@@ -149,8 +240,15 @@ def create_follower_app() -> Flask:
         ping_interval=app.config["PING_INTERVAL"],
         ping_timeout=app.config["PING_TIMEOUT"],
     )
+    from qalisball.web.priority import HandshakeBudget
+
+    # Engine.IO handshakes per client address (D243): the proxy's X-Forwarded-For names it.
+    app.wsgi_app = HandshakeBudget(app.wsgi_app, hops=int(os.environ.get("QALISBALL_PROXY_HOPS") or "1"))  # type: ignore[method-assign]
     follower = holder["f"] = Follower(socketio, writer)
-    services.FOLLOWER.install(app, follower)
+    manager.on_room_message = follower.room_message
+    follower.gate = JoinGate(socketio, lambda: int(time.monotonic() * 1000))  # D156, D241: as the writer's
+    follower.gate.events.update(JOINS)
+    FOLLOWER.install(app, follower)
 
     @app.get("/healthz")
     def healthz() -> Any:

@@ -14,8 +14,9 @@ import socket
 
 from flask import Flask
 
+from qalisball.competitions import slots as competition_slots
+from qalisball.match import slots as match_slots
 from qalisball.match.service import Match
-from qalisball.web import services
 
 
 def lan_address() -> str:
@@ -32,7 +33,7 @@ def lan_address() -> str:
 
 def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool, admin_from_env: bool) -> str:
     """The text ``app.py`` prints once at start-up; ``secrets_shown``: the output is a terminal."""
-    svc = services.MATCHES.of(app)
+    svc = match_slots.MATCHES.of(app)
     admin = app.config["ADMIN_TOKEN"]
     lines = [f"Qalisball Live on {base}/  (database {app.config['DATABASE']})"]
     for damage in [svc.problem, *svc.lost.values()]:
@@ -59,7 +60,7 @@ def startup_text(app: Flask, base: str, demo: Match | None, secrets_shown: bool,
         if secrets_shown and demo is not None and m.id == demo.id:
             for role, token in m.tokens.items():
                 lines.append(f"  {role:<11} {base}/matches/{m.id}/referee?token={token}")
-    comps = services.COMPETITIONS.find(app)
+    comps = competition_slots.COMPETITIONS.find(app)
     for c in comps.competitions.values() if comps is not None else []:
         lines.append("")
         lines.append(f"Competition {c.id}: {c.name}")
@@ -109,6 +110,10 @@ class ConnectionLimits:
 
 # An over-the-cap connection is read only this long for its request (a health check, D141), then closed.
 OVER_CAP_TIMEOUT = 5.0
+# The read buffer of each connection (pywsgi's default is io.DEFAULT_BUFFER_SIZE, 8 KB, held for the whole
+# life of a websocket): a spectator only ever sends pings and a join, a request's head fits, a larger body is
+# read in more chunks (issue 29 item 4, bench/memory_bench.py).
+READ_BUFFER = 1024
 HEALTH_CHECK = "/healthz"
 
 
@@ -132,6 +137,9 @@ def handler_class(io_timeout: float, per_address: int) -> type:
     class BoundedHandler(WebSocketHandler):  # type: ignore[misc]
         over_cap = False
 
+        def __init__(self, sock: socket.socket, address: object, server: object) -> None:
+            super().__init__(sock, address, server, rfile=sock.makefile("rb", READ_BUFFER))
+
         def handle(self) -> None:
             address = str(self.client_address[0] if isinstance(self.client_address, tuple) else self.client_address)
             self.over_cap = not limits.acquire(address)
@@ -154,6 +162,9 @@ def handler_class(io_timeout: float, per_address: int) -> type:
                 self.close_connection = True
 
         def run_websocket(self) -> None:
+            # The upgrade request's parsed headers (an email Message, ~1 KB) are in the environ by now; nothing
+            # reads them again during a websocket's life (issue 29 item 4, bench/memory_bench.py).
+            self.headers = None
             try:
                 super().run_websocket()
             finally:

@@ -24,7 +24,8 @@ The journal's line for an event carries the seal too (``<match> <seq> <hash> <se
 answer is caught even with every seal recomputed, and a repeated request never gets it.
 
 **The records ledger** (D145). Competitions, fixtures, kept teams and officials, protests, lots,
-venue screens, team logos and each match's role tokens are records that change, so they are not
+venue screens, team logos, each match's role tokens and the training records (sessions, trainees,
+answers, exercises: D224, issue 33 item 9) are records that change, so they are not
 chained per row: every write of them appends, in the same transaction, the new contents of the rows
 it touched to ``record_ledger``, a hash chain of its own whose head the journal acknowledges under
 the name ``~records``. At start-up (and by ``verify``) the ledger's chain and acknowledged head are
@@ -40,6 +41,7 @@ import json
 import os
 import re
 import threading
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,8 +113,13 @@ class Sealed(Protocol):
 
 
 def seal_hash(prev_seal: str, row: Sealed) -> str:
-    """The seal of one row: the previous row's seal (the genesis hash first), its hash, body hash and answer."""
-    return sha256({"prev": prev_seal, "hash": row.hash, "body_hash": row.body_hash, "response": row.response})
+    """The seal of one row: the previous row's seal (the genesis hash first), its hash, body hash and answer, and
+    what was ruled on it (issue 28: the ``rulings`` column, as stored; rows stored before it have none)."""
+    sealed = {"prev": prev_seal, "hash": row.hash, "body_hash": row.body_hash, "response": row.response}
+    ruled = getattr(row, "rulings_json", None)
+    if ruled is not None:
+        sealed["rulings"] = ruled
+    return sha256(sealed)
 
 
 @dataclass(frozen=True)
@@ -242,7 +249,16 @@ def _void_marks(rows: Sequence[Chained]) -> tuple[Damage, int] | None:
 
 
 def acks_path(db_path: str) -> Path | None:
-    """``<db>-acks`` next to the database (none for an in-memory database)."""
+    """``<db>-acks`` next to the database (none for an in-memory database).
+
+    A PostgreSQL database has no file to sit beside: its journal is kept by the app, in ``QALISBALL_ACKS_DIR``
+    (default: the app's ``instance`` folder), named by the server and the database (D392): a witness outside the
+    database, as on SQLite, that a forger with SQL alone cannot rewrite."""
+    if db_path.startswith(("postgresql://", "postgres://")):
+        where = urllib.parse.urlsplit(db_path)
+        name = f"{where.hostname or 'local'}_{where.port or 5432}_{where.path.strip('/') or 'postgres'}"
+        folder = Path(os.environ.get("QALISBALL_ACKS_DIR") or Path(__file__).resolve().parents[2] / "instance")
+        return folder / ("pg-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name) + "-acks")
     if db_path == ":memory:" or db_path.startswith("file:"):
         return None
     return Path(db_path + "-acks")

@@ -7,7 +7,10 @@ so that branches developed side by side never take the same one; two features re
 an error at import, never a migration silently skipped.
 
 ``sealed`` names the tables whose records the records ledger seals (D145): per table, its primary key and
-the columns sealed (None: all). Every feature's tables must be registered before a database is opened
+the columns sealed (None: all). ``sealed_from``: the migration that starts sealing them, when that is later
+than the ledger's start (20): training's tables, sealed by its migration 33 (D224); a database not yet
+migrated that far (``verify`` on a database the version before wrote) has them unsealed, not damaged (D293).
+Every feature's tables must be registered before a database is opened
 (``qalisball/server/tables.py`` imports them all; ``create_app`` and ``python -m qalisball`` import it),
 or the ledger would name records of tables the store does not know.
 """
@@ -38,9 +41,17 @@ class MigrationClash(Exception):
 REGISTERED: dict[int, Migration] = {}
 MIGRATIONS: dict[int, Migrate] = {}  # number -> migration, as the store applies them
 SEALED: dict[str, Sealed] = {}
+RESEALS: set[int] = set()  # migrations that recompute the seals: the store acknowledges the heads after them
+SEALED_FROM: dict[str, int] = {}  # table -> the migration that starts sealing it (absent: the ledger's start)
 
 
-def register(feature: str, migrations: Mapping[int, Migrate], sealed: Mapping[str, Sealed] | None = None) -> None:
+def register(
+    feature: str,
+    migrations: Mapping[int, Migrate],
+    sealed: Mapping[str, Sealed] | None = None,
+    reseals: tuple[int, ...] = (),
+    sealed_from: int | None = None,
+) -> None:
     """Add ``feature``'s migrations (and the tables it seals). Registering the same function again is a no-op
     (a module imported twice); another migration under a number already taken raises ``MigrationClash``."""
     for number, apply in migrations.items():
@@ -54,6 +65,15 @@ def register(feature: str, migrations: Mapping[int, Migrate], sealed: Mapping[st
         REGISTERED[number] = Migration(number, feature, apply)
         MIGRATIONS[number] = apply
     SEALED.update(sealed or {})
+    RESEALS.update(reseals)
+    if sealed_from is not None:
+        SEALED_FROM.update(dict.fromkeys(sealed or {}, sealed_from))
+
+
+def sealed_at(version: int) -> set[str]:
+    """The tables a database at schema ``version`` has sealed (D293): every sealed table but those a later
+    migration starts sealing."""
+    return {table for table in SEALED if SEALED_FROM.get(table, 0) <= version}
 
 
 def features() -> dict[str, list[int]]:

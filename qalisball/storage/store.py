@@ -23,6 +23,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import sys
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
@@ -32,10 +33,12 @@ from typing import Any
 
 import sqlite_utils
 
+from qalisball.rules import rulings as ruled
 from qalisball.rules.errors import N_
-from qalisball.storage import integrity, migrations, tokens
+from qalisball.rules.rulings import Ruling
+from qalisball.storage import engine, integrity, journal, migrations, tokens
 from qalisball.storage.integrity import RECORDS, AckJournal, Damage, LedgerRow, RecordsCheck
-from qalisball.storage.migrations import MIGRATIONS, SEALED
+from qalisball.storage.migrations import MIGRATIONS, SEALED, sealed_at
 
 # A write waits at most this long for another connection's lock before answering 503 (seconds).
 BUSY_TIMEOUT_S = 2.0
@@ -57,8 +60,10 @@ class StorageError(Exception):
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
 
-def storage_error(exc: sqlite3.Error) -> StorageError:
-    """Say what a failed SQLite call means for the official, in words and an HTTP status."""
+def storage_error(exc: BaseException) -> StorageError:
+    """Say what a failed SQLite (or PostgreSQL) call means for the official, in words and an HTTP status."""
+    if not isinstance(exc, sqlite3.Error):
+        return _pg_error(exc)
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     text = str(exc).lower()
     if code in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
@@ -74,6 +79,39 @@ def storage_error(exc: sqlite3.Error) -> StorageError:
     if code in (_CORRUPT, _NOTADB):
         return StorageError(503, "unavailable", "the database is damaged: nothing was stored; run `python -m qalisball verify`")
     return StorageError(503, "unavailable", f"the database refused the write ({exc}): nothing was stored", 5)
+
+
+def _pg_error(exc: BaseException) -> StorageError:
+    """A failed PostgreSQL call (psycopg's error, its SQLSTATE): nothing was stored (the transaction rolled back)."""
+    state = str(getattr(exc, "sqlstate", "") or "")
+    if state.startswith("53"):  # insufficient resources: 53100 disk full
+        return StorageError(507, "storage_full", "the database server's disk is full: nothing was stored; free space")
+    if state in ("55P03", "40001", "40P01"):  # lock not available, serialization failure, deadlock
+        return StorageError(503, "unavailable", "the database is busy: try again in a moment", 2)
+    if state == "25006":
+        return StorageError(503, "unavailable", "the database was opened read-only: nothing was stored", 10)
+    return StorageError(503, "unavailable", f"the database refused the write ({exc}): nothing was stored", 5)
+
+
+# While a write runs on its own thread, the interpreter hands the GIL over this often (s) instead of every
+# 5 ms: the write's thread waits for the loop (busy with readers) once per SQLite call (issue 33, D240).
+WRITE_SWITCH_S = 0.0005
+_writes_running = [0, 0.005]  # writes on their thread now, and the switch interval to restore after them
+
+
+@contextlib.contextmanager
+def writes_first() -> Any:
+    """Shorten the GIL's switch interval while a write runs off the loop (D240); nested writes share it."""
+    if _writes_running[0] == 0:
+        _writes_running[1] = sys.getswitchinterval()
+        sys.setswitchinterval(min(WRITE_SWITCH_S, _writes_running[1]))
+    _writes_running[0] += 1
+    try:
+        yield
+    finally:
+        _writes_running[0] -= 1
+        if _writes_running[0] == 0:
+            sys.setswitchinterval(_writes_running[1])
 
 
 def _run_inline(fn: Callable[[], Any]) -> Any:
@@ -99,6 +137,20 @@ class LogEntry:
     prev_hash: str | None = None  # the hash chain (integrity.py): set by ``Store.append``
     hash: str | None = None
     seal: str | None = None  # the stored answers' chain (integrity.seal_hash, D146): set by ``Store.append``
+    # What was ruled on this event when it was stored (issue 28, rules/rulings.py), sealed with it; a replay
+    # folds them and never decides the call again. None: not ruled yet (a row before migration 28).
+    rulings: tuple[Ruling, ...] | None = None
+
+    @property
+    def rulings_json(self) -> str | None:
+        """The ``rulings`` column as stored and sealed (API.md's form), None when there are none."""
+        if self.rulings is None:
+            return None
+        cached = self.__dict__.get("_rulings_json")
+        if cached is None or cached[0] is not self.rulings:
+            cached = (self.rulings, json.dumps([ruled.to_json(r) for r in self.rulings], ensure_ascii=False))
+            self.__dict__["_rulings_json"] = cached  # a cache of a frozen value: never seen by == or replace
+        return cached[1]
 
     def public(self) -> dict[str, Any]:
         """The log entry as API.md's ``GET .../events`` shows it."""
@@ -111,6 +163,7 @@ class LogEntry:
             "received_at": self.received_at,
             "voided_by": self.voided_by,
             "id": self.key,
+            "rulings": [ruled.to_json(r) for r in self.rulings or ()],
         }
 
 
@@ -178,10 +231,14 @@ def _sealed_row(db: sqlite_utils.Database, table: str, key: tuple[Any, ...]) -> 
     return dict(zip([d[0] for d in cursor.description], row, strict=True)) if row else None
 
 
-def _all_sealed(db: sqlite_utils.Database) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every sealed record now in the tables, by ``integrity.record_key``."""
+def _all_sealed(db: sqlite_utils.Database, only: Iterable[str] | None = None) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every sealed record now in the tables (``only`` those tables), by ``integrity.record_key``. A table a
+    later migration creates is not there yet while an earlier one runs (migration 20 before training's 24)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
+    present = set(db.table_names())
     for table, (pk, columns) in SEALED.items():
+        if table not in present or (only is not None and table not in only):
+            continue
         cols = ", ".join(f"[{c}]" for c in columns) if columns else "*"
         cursor = db.execute(f"SELECT {cols} FROM [{table}] ORDER BY rowid")
         names = [d[0] for d in cursor.description]
@@ -202,6 +259,14 @@ def _append_ledger(db: sqlite_utils.Database, action: str, changes: list[dict[st
         [seq, at, action, json.dumps(changes, ensure_ascii=False), prev, h],
     )
     return seq, h
+
+
+def seal_existing(db: sqlite_utils.Database, action: str, tables: Iterable[str]) -> None:
+    """For a migration that starts sealing tables whose records are already there (training's 33): append
+    them, as they are, to the records ledger in one change (as ``_m20`` started it)."""
+    changes = [{"table": t, "key": json.loads(k), "row": row} for (t, k), row in _all_sealed(db, set(tables)).items()]
+    if changes:
+        _append_ledger(db, action, changes)
 
 
 def _m20(db: sqlite_utils.Database) -> None:
@@ -232,10 +297,12 @@ def _m20(db: sqlite_utils.Database) -> None:
 # (and seals) as ``_m2`` and ``_m20`` do; one that rewrites a sealed column of a record (``SEALED``) must
 # append the new contents to the ledger (``_append_ledger``, as ``_m20`` does), or the next start finds
 # the records changed.
+migrations.register("journal", {30: journal.migrate})  # the journal of every public change (issue 30, journal.py)
 migrations.register(
     "matches",
     {1: _m1, 2: _m2, 20: _m20},
     sealed={"matches": (("id",), ("id", "tokens"))},  # the rest of a match is its chain's genesis
+    reseals=(20,),  # its seals (and the ledger) computed on that first open are the acknowledged ones
 )
 
 
@@ -249,33 +316,51 @@ class Store:
         """
         self.path = str(path)
         self.readonly = readonly
-        if self.path != ":memory:" and not readonly:
+        self.postgres = engine.is_postgres(self.path)  # a postgresql:// URL (QALISBALL_DATABASE_URL): D390
+        if self.path != ":memory:" and not readonly and not self.postgres:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._locked = False
         if not readonly:
             acquire_writer(self.path)  # one server process writes a database (D148): DatabaseInUse otherwise
             self._locked = True
         # SQLite's shared-memory index, mapped into this process: see ``check_shared_memory``.
-        self._shm = None if self.path == ":memory:" or self.path.startswith("file:") else self.path + "-shm"
+        self._shm = None if self.path == ":memory:" or self.path.startswith("file:") or self.postgres else self.path + "-shm"
         self._lock = threading.RLock()
         # Writes run through ``_run``: inline by default; under gevent, on one worker thread of
         # this database (``run_writes_off_loop``), so a write waiting on SQLite never freezes the
         # event loop that serves reads and spectators (issue 14, defect 2).
         self._run: Callable[[Callable[[], Any]], Any] = _run_inline
         self.acks = AckJournal(integrity.acks_path(self.path))
+        if self.postgres and not readonly and self.acks.path is not None:
+            self.acks.path.parent.mkdir(parents=True, exist_ok=True)  # the app's folder for PostgreSQL's journal (D392)
+        self._on_close: list[Callable[[], None]] = []  # ``on_close``
         # Why the whole database is read-only (it cannot be read, or fails quick_check), if it is.
         self.problem: Damage | None = None
-        if readonly:
-            target = "file:" + urllib.parse.quote(str(Path(self.path).resolve())) + "?mode=ro"
-            conn = sqlite3.connect(target, uri=True, check_same_thread=False, isolation_level=None)
+        conn: Any
+        if self.postgres:
+            try:
+                conn = engine.connect(self.path, readonly=readonly)
+            except engine.Error as exc:
+                if self._locked:
+                    self._locked = False
+                    release_writer(self.path)
+                raise DatabaseUnavailable(f"the database {engine.redacted(self.path)} cannot be reached: {exc}") from exc
+            self.db: Any = engine.PgDatabase(conn)
         else:
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
-        self.db = sqlite_utils.Database(conn)
+            if readonly:
+                target = "file:" + urllib.parse.quote(str(Path(self.path).resolve())) + "?mode=ro"
+                conn = sqlite3.connect(target, uri=True, check_same_thread=False, isolation_level=None)
+            else:
+                conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+            self.db = sqlite_utils.Database(conn)
         # The records as the ledger proves them (D145); None before migration 20 (an old database under ``verify``).
         self.records: RecordsCheck | None = None
         self._sealing = False  # whether writes seal records (the ledger exists: migration 20)
+        self._rulings = False  # whether rows keep their rulings (the column exists: migration 28)
+        # Tables with records that a later migration seals, not yet applied (verify on an older database: D293).
+        self.unsealed: list[str] = []
         try:
-            if not readonly:
+            if not readonly and not self.postgres:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 # FULL: a committed event survives a power cut too, not only a killed process.
                 self.db.execute("PRAGMA synchronous=FULL")
@@ -284,10 +369,16 @@ class Store:
             if self.problem is None and not readonly:
                 self._migrate()
             self._sealing = LEDGER in self.db.table_names()
+            self._rulings = "rulings" in self.db["events"].columns_dict if "events" in self.db.table_names() else False
             if self.problem is None and self._sealing:
                 self.records = self.check_records()
                 self.problem = self.records.damage
-        except sqlite3.DatabaseError as exc:
+            # The readers' side of the journal (journal.py): none on a database that does not have it yet.
+            self.journal: journal.Journal | None = (
+                journal.Journal(self.path, conn, self._lock) if "journal" in self.db.table_names() else None
+            )
+        except engine.DatabaseError as exc:
+            self.journal = None
             # A file that is no database, or a damaged schema: start, say so on every screen, write nothing.
             self.problem = Damage(
                 N_("the database file {path} cannot be read ({error}): nothing can be stored; restore the latest backup"),
@@ -295,7 +386,10 @@ class Store:
             )
 
     def quick_check(self) -> Damage | None:
-        """``PRAGMA quick_check``: the database's own structure (pages, b-trees), not the chain."""
+        """``PRAGMA quick_check``: the database's own structure (pages, b-trees), not the chain. PostgreSQL checks
+        its own pages (checksums, its WAL): nothing to ask it here."""
+        if self.postgres:
+            return None
         found = [str(row[0]) for row in self.db.execute("PRAGMA quick_check").fetchall()]
         if found == ["ok"]:
             return None
@@ -311,7 +405,14 @@ class Store:
             for r in self.db.query(f"SELECT * FROM [{LEDGER}] ORDER BY seq")
         ]
         found = self.acks.scan({RECORDS: [integrity.RECORDS_GENESIS, *(str(r.hash) for r in ledger)]})
-        return integrity.check_records(ledger, _all_sealed(self.db), found.get(RECORDS))
+        # A database not yet migrated to a table's sealing (training's 33, on a file the version before wrote,
+        # under ``verify``) has its records unsealed, not added outside the server: they are sealed as they
+        # are at the next start (D293).
+        version = self.schema_version
+        sealed = sealed_at(version)
+        present = set(self.db.table_names())
+        self.unsealed = sorted(t for t in SEALED if t not in sealed and t in present and self.db[t].count)
+        return integrity.check_records(ledger, _all_sealed(self.db, sealed), found.get(RECORDS))
 
     def proven_rows(self, table: str, order_by: str = "rowid") -> list[dict[str, Any]] | None:
         """A sealed table's records as the ledger proves them, when the table cannot be trusted; else None.
@@ -319,7 +420,7 @@ class Store:
         What was changed outside the server is never served: a changed record is served as it was last
         written by the server, an added one not at all, a deleted one as it was (D145).
         """
-        if self.records is None or self.records.damage is None or table not in SEALED:
+        if self.records is None or self.records.damage is None or table not in SEALED or table in self.unsealed:
             return None
         stored = {integrity.record_key(table, [r[c] for c in SEALED[table][0]]): r for r in self.db[table].rows}
         columns = list(self.db[table].columns_dict)
@@ -355,7 +456,12 @@ class Store:
         from gevent.threadpool import ThreadPool
 
         pool = ThreadPool(1)
-        self._run = lambda fn: pool.apply(fn)
+
+        def run(fn: Callable[[], Any]) -> Any:
+            with writes_first():  # the write's thread gets the GIL at once, not after the loop's 5 ms (D240)
+                return pool.apply(fn)
+
+        self._run = run
 
     def _write(self, fn: Callable[[], Any]) -> Any:
         """Run one write transaction; any SQLite failure becomes a ``StorageError``, nothing half-stored."""
@@ -366,7 +472,7 @@ class Store:
         self.check_shared_memory()
         try:
             return self._run(fn)
-        except sqlite3.Error as exc:
+        except engine.Error as exc:
             raise storage_error(exc) from exc
 
     def _migrate(self) -> None:
@@ -376,11 +482,20 @@ class Store:
         for version, migration in sorted(MIGRATIONS.items()):
             if version in done:
                 continue
+            before = self._ledger_head()
             with self._transaction():
                 migration(self.db)
                 self._insert("migrations", {"version": version, "applied_at": _utc_now_iso()})
-            if version == 20:
+            if version in migrations.RESEALS:
                 self._acknowledge_all()  # the seals and the ledger computed on this first open are the acknowledged ones
+            elif (after := self._ledger_head()) != before and after is not None:
+                self._acknowledge_records(after)  # a later migration that sealed records (``seal_existing``)
+
+    def _ledger_head(self) -> tuple[int, str] | None:
+        if LEDGER not in self.db.table_names():
+            return None
+        last = self.db.execute(f"SELECT seq, hash FROM [{LEDGER}] ORDER BY seq DESC LIMIT 1").fetchone()
+        return None if last is None else (int(last[0]), str(last[1]))
 
     def acknowledged_heads(self) -> dict[str, tuple[int, str, str | None]]:
         """Every match's last row (seq, hash, seal) and the records ledger's head, as the journal should hold them."""
@@ -413,7 +528,7 @@ class Store:
         return max((row["version"] for row in self.db["migrations"].rows), default=0)
 
     def _transaction(self) -> Any:
-        return _Transaction(self.db.conn, self._lock)
+        return _Transaction(self.db.conn, self._lock, "BEGIN" if self.postgres else "BEGIN IMMEDIATE")
 
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         # Plain SQL inside our own BEGIN IMMEDIATE: sqlite-utils' insert() would commit on its own.
@@ -457,16 +572,35 @@ class Store:
 
     # -- records (D145) ------------------------------------------------------------------------
 
-    def write_records(self, action: str, change: Callable[[], Iterable[tuple[str, tuple[Any, ...]]]]) -> None:
+    def write_records(
+        self, action: str, change: Callable[[], Iterable[tuple[str, tuple[Any, ...]]]], entry: journal.Entry | None = None
+    ) -> None:
         """Run ``change`` (SQL that returns the ``(table, primary key)`` of every record it touched) in one
-        transaction that also seals those records in the ledger, then acknowledge the ledger's head."""
+        transaction that also seals those records in the ledger, then acknowledge the ledger's head.
+        ``entry``: the journal's message of the change, written in the same transaction."""
 
-        def write() -> None:
+        def write() -> journal.Row | None:
             with self._transaction():
                 sealed = self._seal(action, change())
+                row = self._journal(entry)
             self._acknowledge_records(sealed)
+            return row
 
-        self._write(write)
+        self._committed(self._write(write))
+
+    def _journal(self, entry: journal.Entry | None, local: Any = None) -> journal.Row | None:
+        """Inside a write transaction: the journal's row of ``entry`` (none without a journal or an entry)."""
+        return journal.write(self.db, entry, local) if entry is not None and self.journal is not None else None
+
+    def _committed(self, row: journal.Row | None) -> None:
+        """After the commit, outside the write: the journal's readers follow (journal.py)."""
+        if row is not None and self.journal is not None:
+            self.journal.committed(row)
+
+    def followed(self) -> None:
+        """A writer once its own write lock is let go: the journal's readers follow now (``Journal.drain``, D300)."""
+        if self.journal is not None:
+            self.journal.drain()
 
     def _seal(self, action: str, touched: Iterable[tuple[str, tuple[Any, ...]]]) -> tuple[int, str] | None:
         """Inside a write transaction: append the new contents of the sealed records touched to the ledger."""
@@ -502,11 +636,20 @@ class Store:
 
     # -- events --------------------------------------------------------------------------------
 
-    def append(self, entry: LogEntry) -> LogEntry:
+    def append(
+        self,
+        entry: LogEntry,
+        message: journal.Entry | None = None,
+        local: Any = None,
+        also: Callable[[sqlite_utils.Database, LogEntry], None] | None = None,
+    ) -> LogEntry:
         """Commit one event (and, for a void, mark its target) and acknowledge it, before returning.
 
         Returns the entry with its place in the hash chain (``prev_hash``, ``hash``), taken from the
-        database itself inside the write transaction.
+        database itself inside the write transaction. ``message``: the journal's message of the event,
+        written in the same transaction (journal.py); ``local``: what its row hands this process's readers besides.
+        ``also``: a feature's own rows of the event (a league's copy, its cursor), written in the same transaction
+        with the chained entry: raising there stores nothing.
         """
         row = {
             "match_id": entry.match_id,
@@ -522,8 +665,10 @@ class Store:
             "response": entry.response,
             "voided_by": None,
         }
+        if entry.rulings is not None and self._rulings:  # the column of migration 28 (match/tables.py)
+            row["rulings"] = entry.rulings_json
 
-        def write() -> LogEntry:
+        def write() -> tuple[LogEntry, journal.Row | None]:
             with self._transaction():
                 prev, prev_seal = self._head(entry.match_id)
                 chained = replace(entry, prev_hash=prev, hash=integrity.row_hash(entry, prev))
@@ -536,11 +681,15 @@ class Store:
                         "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ?",
                         [entry.seq, entry.match_id, entry.fields["target"]],
                     )
+                if also is not None:
+                    also(self.db, chained)
+                written = self._journal(message, local)
             self.acks.append(entry.match_id, entry.seq, str(chained.hash), chained.seal)  # synced before the API answers
-            return chained
+            return chained, written
 
-        result: LogEntry = self._write(write)
-        return result
+        result, written = self._write(write)
+        self._committed(written)
+        return result  # type: ignore[no-any-return]
 
     def _head(self, match_id: str) -> tuple[str, str]:
         """The hash and the seal the next row of ``match_id`` chains to: its last row's, or the genesis hash."""
@@ -557,11 +706,24 @@ class Store:
         rows = self.db["events"].rows_where("match_id = ?", [match_id], order_by="seq")
         return [_entry(r) for r in rows]
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the store closes, before its connections go (a feature's workers stop using them)."""
+        self._on_close.append(callback)
+
     def close(self) -> None:
+        for callback in getattr(self, "_on_close", ()):
+            callback()
+        if getattr(self, "journal", None) is not None:
+            self.journal.close()  # type: ignore[union-attr]
         self.db.conn.close()
         if self._locked:
             self._locked = False
             release_writer(self.path)
+
+
+def entry_of_row(r: dict[str, Any]) -> LogEntry:
+    """The log entry an ``events`` row holds (for the features' migrations of the log)."""
+    return _entry(r)
 
 
 def _entry(r: dict[str, Any]) -> LogEntry:
@@ -582,6 +744,7 @@ def _entry(r: dict[str, Any]) -> LogEntry:
         hash=r.get("hash"),
         # None: a database from before seals (migration 20); "": a seal taken away, which the check refuses.
         seal=(r["seal"] or "") if "seal" in r else None,
+        rulings=tuple(ruled.from_json(x) for x in json.loads(r["rulings"])) if r.get("rulings") is not None else None,
     )
 
 
@@ -593,6 +756,10 @@ class DatabaseInUse(Exception):
     """Another process holds the database's writer lock: it is open by a server (or a ``restore``)."""
 
 
+class DatabaseUnavailable(Exception):
+    """The PostgreSQL server named by the URL cannot be reached (or refuses the connection)."""
+
+
 # The writer locks this process holds, by lock file: (descriptor, how many stores use it). A process may
 # open its own database twice (tests, ``restore`` checking what it restored); another process may not.
 _HELD: dict[str, list[int]] = {}
@@ -600,8 +767,8 @@ _HELD_LOCK = threading.Lock()
 
 
 def lock_path(db_path: str) -> Path | None:
-    """``<db>-lock`` next to the database (none for an in-memory database)."""
-    if db_path == ":memory:" or db_path.startswith("file:"):
+    """``<db>-lock`` next to the database (none for an in-memory database, nor PostgreSQL's: an advisory lock)."""
+    if db_path == ":memory:" or db_path.startswith("file:") or engine.is_postgres(db_path):
         return None
     return Path(db_path + "-lock")
 
@@ -612,6 +779,9 @@ def acquire_writer(db_path: str) -> None:
     The kernel releases it when the process ends however it ends (kill -9 included), so a crashed
     server never blocks the next start; the pid in the file only names the holder in the refusal.
     """
+    if engine.is_postgres(db_path):
+        _acquire_pg_writer(db_path)
+        return
     path = lock_path(db_path)
     if path is None:
         return
@@ -636,6 +806,16 @@ def acquire_writer(db_path: str) -> None:
 
 
 def release_writer(db_path: str) -> None:
+    if engine.is_postgres(db_path):
+        with _HELD_LOCK:
+            held = _HELD_PG.get(db_path)
+            if held is not None:
+                held[1] -= 1
+                if held[1] == 0:
+                    del _HELD_PG[db_path]
+                    with contextlib.suppress(*engine.Error):
+                        held[0].close()  # the session ends: PostgreSQL lets its advisory lock go
+        return
     path = lock_path(db_path)
     if path is None:
         return
@@ -648,6 +828,39 @@ def release_writer(db_path: str) -> None:
         if held[1] == 0:
             del _HELD[key]
             os.close(held[0])  # closing the descriptor releases the lock
+
+
+# On PostgreSQL the writer lock is a session-level advisory lock on a connection of its own, held while the store is
+# open (D391): PostgreSQL lets it go when that session ends, however the process ends (kill -9 included). Until
+# several writers take calls for one match (issue 32 item 2, not built), a second server on the database is refused.
+WRITER_LOCK_KEY = 0x51A115BA11  # "qalisball": one number, per database (advisory locks are per database)
+_HELD_PG: dict[str, list[Any]] = {}  # url -> [connection holding the lock, how many stores use it]
+
+
+def _acquire_pg_writer(url: str) -> None:
+    with _HELD_LOCK:
+        if url in _HELD_PG:
+            _HELD_PG[url][1] += 1
+            return
+        try:
+            conn = engine.connect(url)
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", [WRITER_LOCK_KEY]).fetchone()[0]
+        except engine.Error as exc:
+            raise DatabaseUnavailable(f"the database {engine.redacted(url)} cannot be reached: {exc}") from exc
+        if not got:
+            holder = conn.execute(
+                "SELECT a.pid, a.client_addr, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1"
+            ).fetchone()
+            conn.close()
+            who = f"PostgreSQL backend {holder[0]} of {holder[1] or 'a local client'}" if holder else "another session"
+            raise DatabaseInUse(
+                f"the database {engine.redacted(url)} is already served by another server process ({who}): several "
+                "server processes on one PostgreSQL database are not supported yet (each would number a match's "
+                "events on its own); stop it first, or use another database"
+            )
+        _HELD_PG[url] = [conn, 1]
 
 
 def _holder(fd: int) -> str:
@@ -666,13 +879,13 @@ def _holder(fd: int) -> str:
 class _Transaction:
     """BEGIN IMMEDIATE … COMMIT (or ROLLBACK) under the store's lock."""
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
-        self.conn, self.lock = conn, lock
+    def __init__(self, conn: Any, lock: threading.RLock, begin: str = "BEGIN IMMEDIATE") -> None:
+        self.conn, self.lock, self.begin = conn, lock, begin
 
     def __enter__(self) -> None:
         self.lock.acquire()
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(self.begin)
         except BaseException:
             # "database is locked" (or any failure to begin): release the lock, or every later
             # write would wait on it for ever (issue 14, defect 1).
@@ -693,9 +906,9 @@ class _Transaction:
             self.lock.release()
 
     def _rollback(self) -> None:
-        if self.conn.in_transaction:
+        if engine.in_transaction(self.conn):
             # SQLite may have rolled back already (for example after SQLITE_FULL).
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(*engine.Error):
                 self.conn.execute("ROLLBACK")
 
 

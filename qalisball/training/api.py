@@ -1,17 +1,23 @@
 """The training API (API.md "Training and what-if"): thin handlers over ``TrainingService``.
 
-Starting a session needs the organiser token; everything else the session's code (``?code=`` or the
-body's ``code``), never a token. Checks in API.md's order: 401/403, 404, 400, 409.
+Starting, listing and closing sessions need the organiser token; the trainer (organiser) also reads any
+session's answers and sheet without its code, closed ones too. A trainee holds the session's code
+(``?code=`` or the body's ``code``) and, after joining once (``POST …/trainees``), a token of their own that
+every answer carries (D220). Checks in API.md's order: 401/403, 404, 400, 409; a closed or expired session's
+code is a 409 ``conflict`` (D221). Wrong codes are throttled per address (D50), per session and for the
+codes typed without a session (D223); joins per address (D220): 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, NoReturn
 
-from flask import Blueprint, Flask, Response, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask_babel import gettext
 from marshmallow import Schema, ValidationError
 
+from qalisball.match import slots as match_slots
 from qalisball.match.schemas import parse_event
 from qalisball.match.service import NotFound
 from qalisball.reports.render import csv_writer
@@ -20,10 +26,21 @@ from qalisball.rules.field import Point
 from qalisball.rules.state import MatchSetup
 from qalisball.rules.training import Answer, Grade, Question, grade
 from qalisball.training import schemas
-from qalisball.training.service import EXERCISE_SETUP, BadExercise, NotOver, Session, TrainingService, WrongCode
-from qalisball.web import hardening, refusal_words, rulebook, services
-from qalisball.web.errors import ApiError, answer_api_errors
-from qalisball.web.guards import organiser_required
+from qalisball.training.service import (
+    EXERCISE_SETUP,
+    BadExercise,
+    Closed,
+    NotOver,
+    NotYours,
+    Session,
+    Taken,
+    TrainingService,
+    WrongCode,
+)
+from qalisball.web import hardening, refusal_words, rulebook
+from qalisball.web.errors import ApiError, answer_api_errors, invalid
+from qalisball.web.field_svg import field_svg
+from qalisball.web.guards import is_organiser, organiser_required, request_token
 from qalisball.web.i18n import current_language
 from qalisball.web.services import Slot
 from qalisball.web.strict_json import read_json
@@ -35,7 +52,7 @@ TRAINING: Slot[TrainingService] = Slot("qalisball_training")
 
 def init_app(app: Flask) -> None:
     """Create the training service over the matches, serve its API and pages."""
-    TRAINING.install(app, TrainingService(services.MATCHES.of(app)))
+    TRAINING.install(app, TrainingService(match_slots.MATCHES.of(app)))
     app.register_blueprint(bp)
     from qalisball.training import pages
 
@@ -64,18 +81,55 @@ def _load(schema: Schema, body: Any) -> dict[str, Any]:
     return data
 
 
-def _session(session_id: str, code: str | None) -> Session:
+@bp.errorhandler(Closed)
+def _closed(exc: Closed) -> tuple[Response, int]:
+    return jsonify({"error": "conflict", "message": str(exc)}), 409
+
+
+@bp.errorhandler(Taken)
+def _taken(exc: Taken) -> tuple[Response, int]:
+    return jsonify({"error": "conflict", "message": str(exc)}), 409
+
+
+@bp.errorhandler(NotYours)
+def _not_yours(exc: NotYours) -> tuple[Response, int]:
+    return jsonify({"error": "unauthorized" if exc.status == 401 else "forbidden", "message": str(exc)}), exc.status
+
+
+def _now() -> int:
+    return int(current_app.config["CLOCK"]())
+
+
+def _too_many(wait: int, message: str) -> NoReturn:
+    response = jsonify({"error": "too_many_requests", "message": message})
+    response.status_code = 429
+    response.headers["Retry-After"] = str(wait)
+    raise hardening.Throttled(response)
+
+
+def _session(session_id: str, code: str | None, trainer: bool = True) -> Session:
     """The session, for the holder of its code: 401 before 404 (a wrong code learns nothing). A code is
-    throttled as a token is (D50): 429 while this address is, and a wrong one counts."""
+    throttled as a token is (D50): 429 while this address is, and a wrong one counts; and per session
+    (D223): 429 once that session's bucket is full, whoever guesses. ``trainer``: the organiser's token
+    opens any session without the code, closed ones too (to read its answers and sheet)."""
+    svc = training()
+    if trainer and is_organiser(request_token()):
+        return svc.get(session_id)
     if code:
         hardening.secret_presented()
-    svc = training()
     s = svc.sessions.get(session_id)
     if s is None:
         if not code:
             raise WrongCode("the session's code is needed")
         raise NotFound(f"no training session {session_id}")
-    svc.check_code(s, code)
+    wait = svc.session_guesses.wait_s(s.id, _now())
+    if wait:
+        _too_many(wait, f"too many wrong codes for this training session: try again in {wait} s")
+    try:
+        svc.check_code(s, code)
+    except WrongCode:
+        svc.session_guesses.failed(s.id, _now())
+        raise
     return s
 
 
@@ -90,18 +144,39 @@ def start() -> tuple[Response, int]:
     return jsonify({"id": s.id, "code": s.code}), 201
 
 
+@bp.get("/training")
+@organiser_required
+def listing() -> Response:
+    """Extra: the trainer's sessions, running first (issue 27 item 8: the trainer's page reopens one)."""
+    return jsonify(training().listing())
+
+
+@bp.post("/training/<session_id>/close")
+@organiser_required
+def close(session_id: str) -> Response:
+    """Extra: the trainer ends a session (D221): its code opens nothing any more."""
+    s = training().close(training().get(session_id))
+    return jsonify({"id": s.id, "status": s.status(_now()), "closed_at": s.closed_at})
+
+
 @bp.get("/training/join")
 def join() -> Response:
-    """Extra: the session a code opens (the trainee's page asks with the code typed)."""
+    """Extra: the session a code opens (the trainee's page asks with the code typed), with what the
+    trainee may answer in its rule book (``choices``: issue 33 item 12)."""
     code = request.args.get("code", "")
     if not code:
         raise WrongCode("the session's code is needed")
     hardening.secret_presented()  # D50: a code is guessed as a token is
+    svc = training()
+    wait = svc.code_guesses.wait_s("*", _now())
+    if wait:  # D223: all the codes guessed without a session, from any number of addresses
+        _too_many(wait, f"too many wrong training codes: try again in {wait} s")
     try:
-        s = training().by_code(code)
+        s = svc.by_code(code)
     except NotFound as exc:
+        svc.code_guesses.failed("*", _now())
         raise WrongCode(str(exc)) from exc  # 401: a wrong code, counted by the throttle
-    return jsonify({"id": s.id, "match": s.match_id, "rules": s.rules})
+    return jsonify({"id": s.id, "match": s.match_id, "rules": s.rules, "choices": svc.choices(s)})
 
 
 @bp.get("/training/<session_id>/questions")
@@ -110,14 +185,44 @@ def questions(session_id: str) -> Response:
     return jsonify([q.public() for q in training().questions(s)])
 
 
+@bp.get("/training/<session_id>/field.svg")
+def field(session_id: str) -> Response:
+    """Extra: the match's field as the console draws it (areas, centre, 1.0's set-piece spots: issue 27
+    item 9), for the trainee's and the trainer's pages to mark the spots on."""
+    s = _session(session_id, request.args.get("code"))
+    setup = training().setup_of(s)
+    svg = field_svg(setup.field, title=gettext("Field"), rule_set=setup.rules.rule_set)
+    return Response(svg, mimetype="image/svg+xml")
+
+
+@bp.post("/training/<session_id>/trainees")
+def join_session(session_id: str) -> tuple[Response, int]:
+    """A trainee joins once (D220): ``{"code", "name"}`` → ``201 {"trainee", "token"}``; the same name again
+    (case and width folded) is a 409 ``conflict``, as is a full session; joins are throttled per address."""
+    body = read_json(request)
+    code = body.get("code") if isinstance(body, dict) else None
+    s = _session(session_id, code if isinstance(code, str) else None, trainer=False)
+    svc = training()
+    address = request.remote_addr or "?"
+    wait = svc.joins.wait_s(address, _now())
+    if wait:
+        _too_many(wait, f"too many trainees joined from this address: try again in {wait} s")
+    data = _load(schemas.JoinSchema(), body)
+    svc.joins.failed(address, _now())  # every join counts, a refused name too
+    t, token = svc.join(s, data["name"].strip())
+    return jsonify({"trainee": t.id, "token": token, "name": t.name}), 201
+
+
 @bp.post("/training/<session_id>/answers")
 def answer(session_id: str) -> Response:
     body = read_json(request)
     code = body.get("code") if isinstance(body, dict) else None
-    s = _session(session_id, code if isinstance(code, str) else None)
+    s = _session(session_id, code if isinstance(code, str) else None, trainer=False)
+    name = body.get("trainee") if isinstance(body, dict) else None
+    t = training().trainee_of(s, body.get("token") if isinstance(body, dict) else None, name if isinstance(name, str) else None)
     data = _load(schemas.AnswerSchema(), body)
     restart = data["restart"]
-    graded = training().answer(s, data["trainee"].strip(), data["n"], restart, data.get("card"), "card" in data)
+    graded = training().answer(s, t.name, data["n"], restart, data.get("card"), "card" in data)
     q, g = graded.question, graded.grade
     setup = training().setup_of(s)
     return jsonify(
@@ -160,9 +265,23 @@ def sheet_csv(session_id: str) -> Response:
 
 @bp.get("/training/<session_id>/answers")
 def answers(session_id: str) -> Response:
-    """Extra: everyone's answers, for the trainer's screen (per question, live by polling)."""
+    """Extra: everyone's answers in the order they came, for the trainer's screen (live by polling):
+    ``?since=<how many it has>`` for the new ones only, at most ``ANSWERS_PAGE`` (``?limit=``) a request."""
     s = _session(session_id, request.args.get("code"))
-    return jsonify(training().answers(s))
+    since, limit = _count("since", 0, None), _count("limit", ANSWERS_PAGE, ANSWERS_PAGE)
+    return jsonify(training().answers(s, since, limit))
+
+
+ANSWERS_PAGE = 500  # the most answers one GET …/answers returns (issue 33 item 5): ask again ``since`` the last
+
+
+def _count(name: str, default: int, most: int | None) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or (most is not None and int(raw) > most):
+        raise invalid(name, f"a whole number from 0{'' if most is None else f' to {most}'}")
+    return int(raw)
 
 
 # -- the trainer's pace (D190) ----------------------------------------------------------------------

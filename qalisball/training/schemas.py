@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from qalisball.match.schemas import Plain
+from qalisball.training.names import Visible
 
 TEAMS = ("home", "away")
 
@@ -28,10 +29,22 @@ class RestartAnswerSchema(Schema):
     points = fields.Integer(load_default=None, allow_none=True, validate=validate.OneOf((1, 2)))  # the shootout's (12.2)
 
 
+# A trainee's name, shown on the trainer's screen and in the sheet: text as people write it, never blank
+# (D151), nothing invisible inside (D222).
+TRAINEE_NAME = [validate.Length(min=1, max=60), Plain(blank=False), Visible()]
+
+
+class JoinSchema(Schema):
+    """A trainee joins once (D220)."""
+
+    code = fields.String(required=True, validate=validate.Length(min=1, max=20))
+    name = fields.String(required=True, validate=TRAINEE_NAME)
+
+
 class AnswerSchema(Schema):
     code = fields.String(required=True, validate=validate.Length(min=1, max=20))
-    # Shown on the trainer's screen and in the sheet: text as people write it, never blank (D151).
-    trainee = fields.String(required=True, validate=[validate.Length(min=1, max=60), Plain(blank=False)])
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))  # the trainee's (D220)
+    trainee = fields.String(required=True, validate=TRAINEE_NAME)
     n = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     restart = fields.Nested(RestartAnswerSchema, required=True)
     # Extra (docs/api-extras.md): a foul's card, null for none; graded only when given.

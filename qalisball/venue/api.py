@@ -8,38 +8,39 @@ API (writes need the organiser token; checks in API.md's order: 401/403, 404, 40
   /api/images``; ``DELETE /api/images/<id>`` (409 while a logo or a screen uses it); ``GET /images/<id>``.
 - ``POST /api/logos`` (multipart: ``team``, ``file``) → 201; ``GET /api/logos``; ``DELETE /api/logos?team=``.
 
-The API and the pages (``pages.py``) share the blueprint ``screens``: its endpoint names (``screens.put_screen``,
-``screens.organiser_page``…) are those templates and tests use. ``init_app`` wires the service, the
-blueprint and the live room (``live.py``).
+The API and the pages (``pages.py``) share the blueprint ``screens`` (``blueprint.py``): its endpoint names
+(``screens.put_screen``, ``screens.organiser_page``…) are those templates and tests use. ``init_app`` wires
+the service, the blueprint and the live room (``live.py``).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, abort, jsonify, request
+from flask import Flask, Response, abort, jsonify, request
 from flask_socketio import SocketIO
 from marshmallow import ValidationError
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from qalisball.live.rooms import JoinGate
 from qalisball.match.schemas import text_problem
+from qalisball.match.slots import MATCHES, match_service
 from qalisball.venue import live as venue_live
+from qalisball.venue.blueprint import bp
 from qalisball.venue.schemas import MAX_BYTES, NAME, NEEDS, ScreenContentSchema
 from qalisball.venue.service import ScreenService, describe, image_url
+from qalisball.venue.slots import SCREENS, competitions, screen_service
 from qalisball.web import services
 from qalisball.web.errors import ApiError, answer_api_errors, invalid
 from qalisball.web.guards import organiser_required
-from qalisball.web.services import competition_service, match_service, screen_service
 from qalisball.web.strict_json import read_json
 
-bp = Blueprint("screens", __name__)
 
-
-def init_app(app: Flask, socketio: SocketIO) -> None:
+def init_app(app: Flask, socketio: SocketIO, gate: JoinGate) -> None:
     """The screen service (which also answers the teams' logos: ``services.logos()``), its API and pages,
     and its live room."""
-    matches = services.MATCHES.of(app)
-    svc = services.SCREENS.install(app, ScreenService(matches.store, matches))
+    matches = MATCHES.of(app)
+    svc = SCREENS.install(app, ScreenService(matches.store, matches))
     services.LOGOS.install(app, svc)
-    venue_live.init_room(app, socketio, svc, matches)
+    venue_live.init_room(app, socketio, svc, matches, gate)
     from qalisball.venue import pages  # noqa: F401  (its routes join this blueprint before it is registered)
 
     app.register_blueprint(bp)
@@ -87,7 +88,7 @@ def put_screen(name: str) -> tuple[Response, int]:
     svc = screen_service()
     if needed == "match" and content["match"] not in match_service().matches:
         raise invalid("match", f"no match {content['match']}")
-    if needed == "competition" and content["competition"] not in competition_service().competitions:
+    if needed == "competition" and content["competition"] not in competitions().competitions:
         raise invalid("competition", f"no competition {content['competition']}")
     if needed == "image" and content["image"] not in svc.images:
         raise invalid("image", f"no image {content['image']}")

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
-from flask_socketio import SocketIO, emit, join_room, leave_room
+from flask_socketio import SocketIO, emit, join_room, leave_room, rooms
 
 from qalisball.live import fanout
+from qalisball.live.rooms import JoinGate, shown
 from qalisball.match.service import MatchService
 from qalisball.venue.schemas import NAME
 from qalisball.venue.service import ScreenService, describe, team_key
@@ -22,8 +23,12 @@ def room(name: str) -> str:
     return f"screen:{name}"
 
 
-def init_room(app: Flask, socketio: SocketIO, svc: ScreenService, matches: MatchService) -> None:
-    """Publish each screen's changes to its room, tell the matches' rooms of new logos, answer joins."""
+def init_room(app: Flask, socketio: SocketIO, svc: ScreenService, matches: MatchService, gate: JoinGate) -> None:
+    """Publish each screen's changes to its room, tell the matches' rooms of new logos, answer joins.
+
+    ``join_screen`` and ``leave_screen`` count in the connection's join budget (D156, D241), and a
+    connection watches one screen: joining another leaves the one before, so a storm of names holds no rooms.
+    """
 
     def publish(name: str, screen: dict[str, Any]) -> None:
         with app.test_request_context():  # the screen's address is built with url_for
@@ -49,8 +54,11 @@ def init_room(app: Flask, socketio: SocketIO, svc: ScreenService, matches: Match
         """Sent by ``/screens/<name>``: ``{"screen": name}``; answered at once with ``screen``."""
         name = data.get("screen") if isinstance(data, dict) else None
         if not isinstance(name, str) or not NAME.match(name):
-            emit("error", {"error": "not_found", "message": f"no screen {name}"})
+            emit("error", {"error": "not_found", "message": f"no screen {shown(name)}"})
             return
+        for joined in rooms():
+            if joined.startswith("screen:") and joined != room(name):
+                leave_room(joined)
         join_room(room(name))
         emit("screen", describe(svc.screen(name)))
 
@@ -58,5 +66,7 @@ def init_room(app: Flask, socketio: SocketIO, svc: ScreenService, matches: Match
         if isinstance(data, dict) and isinstance(data.get("screen"), str):
             leave_room(room(data["screen"]))
 
+    gate.guard("join_screen")
+    gate.guard("leave_screen")
     socketio.on_event("join_screen", on_join)
     socketio.on_event("leave_screen", on_leave)

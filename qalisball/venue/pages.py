@@ -3,7 +3,7 @@
 A venue's big screen opens ``/screens/<name>`` once and is then driven from the organiser's page
 ``/screens``: it shows a match's scoreboard, a match's line-ups with its officials, a slide (an uploaded
 logo or sponsor image, with a caption), a competition's screen, or nothing, and switches live over
-Socket.IO (``live.py``). The routes join the API's blueprint ``screens`` (``api.py``), whose endpoint
+Socket.IO (``live.py``). The routes join the blueprint ``screens`` the API shares (``blueprint.py``), whose endpoint
 names the templates use.
 """
 
@@ -12,23 +12,22 @@ from __future__ import annotations
 from flask import abort, render_template
 from flask_babel import lazy_gettext as _l
 
-from qalisball.venue.api import bp
+from qalisball.match.slots import match_service
+from qalisball.venue.blueprint import bp
 from qalisball.venue.schemas import NAME, SHOWS
 from qalisball.venue.service import describe, image_url
+from qalisball.venue.slots import competitions, screen_service
 from qalisball.web import i18n
 from qalisball.web.guards import organiser_page_data
-from qalisball.web.services import competition_service, match_service, screen_service
 
 
 @bp.get("/screens")
 def organiser_page() -> str:
     """The organiser's page: every screen with what it shows and a form to switch it; images, logos."""
     svc = screen_service()
-    comps = competition_service().competitions
+    comps = competitions().competitions
     matches = [match_service().summary(m) for m in reversed(list(match_service().matches.values()))]
-    teams = sorted(
-        {s["home"] for s in matches} | {s["away"] for s in matches} | {t.name for t in competition_service().teams.values()}
-    )
+    teams = sorted({s["home"] for s in matches} | {s["away"] for s in matches} | {t.name for t in competitions().teams.values()})
     return render_template(
         "venue/screens.html",
         screens=[describe(s) for s in svc.screens.values()],

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import sqlite3
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +17,7 @@ from flask import url_for
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 
 from qalisball.match.service import MatchService
+from qalisball.storage.engine import DatabaseError
 from qalisball.storage.store import Store
 from qalisball.venue.schemas import FORMATS, MAX_BYTES, MAX_FRAMES, MAX_PIXELS, MAX_SIDE
 from qalisball.venue.store import ScreenStore, utc_now
@@ -42,7 +42,7 @@ class ScreenService:
             self.images = {row["id"]: row for row in self.db.images()}
             self.logos = {row["team_key"]: row for row in self.db.logos()}
             self.screens = {row["name"]: row for row in self.db.screens()}
-        except sqlite3.DatabaseError:
+        except DatabaseError:
             pass  # a damaged database (D42): the match service says so on every screen; no screens to show
         self._listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self._logo_listeners: list[Callable[[str], None]] = []

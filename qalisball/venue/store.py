@@ -62,14 +62,15 @@ class ScreenStore:
     # -- writing ---------------------------------------------------------------------------------
 
     def add_image(self, row: dict[str, Any]) -> None:
-        def run() -> None:
+        def run() -> Any:
             with self.store._transaction():
                 self.store._insert("images", row)
+                return self.store._journal(_entry("images", str(row["id"]), "image_added"))
 
-        self.store._write(run)
+        self.store._committed(self.store._write(run))
 
     def delete_image(self, image_id: str) -> None:
-        self._run("DELETE FROM images WHERE id = ?", [image_id])
+        self._run("DELETE FROM images WHERE id = ?", [image_id], ("images", image_id, "image_deleted"))
 
     def set_logo(self, key: str, team: str, image_id: str) -> None:
         self._run(
@@ -104,4 +105,11 @@ class ScreenStore:
             self.db.execute(sql, params)
             return [(record[0], (record[1],))] if record else []
 
-        self.store.write_records(record[2] if record else "image_changed", run)
+        entry = _entry(*record) if record else None  # the venue's change in the journal, same transaction (D301)
+        self.store.write_records(record[2] if record else "image_changed", run, entry)
+
+
+def _entry(table: str, key: str, action: str) -> tuple[str, str, dict[str, Any]]:
+    """The journal's message of a venue change (D301): what changed, never the image's bytes nor a screen's content."""
+    what = {"screens": "screen", "team_logos": "logo", "images": "image"}[table]
+    return ("venue", f"{what}:{key}", {"venue": {what: key}, "change": action})

@@ -101,6 +101,7 @@ DECISION_TITLES: dict[str, str] = {
     "D164": Np_("rule book", "A voided goal stays on the timeline, struck out"),
     "D165": Np_("rule book", "The big screen pops up each goal and its scorer"),
     "D167": Np_("rule book", "For 10 s after a goal the other officials may log it too"),
+    "D230": Np_("rule book", "The same role's second goal is the first one's duplicate"),
     "D169": Np_("rule book", "A refusal names the call to log first, to a role that may log it"),
     "D166": Np_("rule book", "The venue screen shows the latest results"),
     "D151": Np_("rule book", "Every route reads JSON and text through the same strict checks"),
@@ -142,9 +143,121 @@ DECISION_TITLES: dict[str, str] = {
     "D188": Np_("rule book", "The committee's decision keeps the what-if it looked at; the protest report replays it"),
     "D189": Np_("rule book", "Exercises are JSON: a title and calls; the engine gives the answer"),
     "D190": Np_("rule book", "The trainer's pace: everyone following is moved to the trainer's call"),
+    "D220": Np_("rule book", "A trainee joins once, with a token; at most 200 a session"),
+    "D221": Np_("rule book", "A session ends: closed by the trainer, or 24 hours after it started"),
+    "D222": Np_("rule book", "A trainee's name has nothing invisible inside"),
+    "D223": Np_("rule book", "No full bucket is forgotten; wrong codes are bounded per session too"),
+    "D224": Np_("rule book", "Training records are sealed in the records ledger"),
     "D191": Np_("rule book", "A draw is worth 1 point unless the competition says otherwise"),
     "D192": Np_("rule book", "A 1.0 competition's knockout matches go to the shootout when level; its group matches are draws"),
     "D193": Np_("rule book", "A 1.0 match's report: its rule book, its draw, and notes and words of 1.0"),
     "D194": Np_("rule book", "Rule book 1.0's titles have a message context of their own"),
     "D195": Np_("rule book", "The citations SPEC §11.12 does not map: 12 is V1-D2, 13.1 is V1-D15, 11.3 is V1-D12"),
+    "D240": Np_("rule book", "The officials' writes come first: two reads at a time, none started while a write runs"),
+    "D241": Np_("rule book", "Every room's joins and leaves share the connection's budget; an error repeats a short prefix"),
+    "D242": Np_("rule book", "No request writes more than one line to the log"),
+    "D243": Np_("rule book", "Engine.IO handshakes are bounded per address, request headers by size"),
+    "D244": Np_(
+        "rule book", "Through the cluster every page is live as on one process; the console flag grants nothing without a role"
+    ),
+    "D210": Np_("rule book", "The demo competition's last fixture is played before its first slot, and the loser protests"),
+    "D211": Np_("rule book", "make run builds the documentation beside the server, not before it"),
+    "D250": Np_(
+        "rule book",
+        "The what-if's cost is bounded: one at a time per caller, two in all, a 429 past that; a question is answered once",
+    ),
+    "D251": Np_(
+        "rule book",
+        "A decision's what-if is computed once, when the decision is stored, and kept with it; the protest report reads it",
+    ),
+    "D252": Np_(
+        "rule book",
+        "A decision's what-if is checked as the what-if is: its seq one of the match's, its changes among those events and legal",
+    ),
+    "D253": Np_(
+        "rule book", "A competition's public pages are rendered once per change for every reader, and their refetches are spread"
+    ),
+    "D200": Np_("rule book", "A 409 refusal carries the engine's template and params: the console words it in its own language"),
+    "D260": Np_(
+        "rule book", "What lives long is frozen out of the collector: no full collection walks the heap while a match is live"
+    ),
+    "D290": Np_("rule book", "Only an official's write holds reads, once its body is in; an official's read never waits"),
+    "D291": Np_("rule book", "A write holds reads for at most the patience from its own start"),
+    "D280": Np_("rule book", "A fixture's calendar event keeps its UID and counts its moves in SEQUENCE"),
+    "D281": Np_(
+        "rule book", "One journal, written with the change; the feed carries a log entry without what only officials see"
+    ),
+    "D282": Np_("rule book", "A competition's message says what changed when stored, and the competition as it is when sent"),
+    "D283": Np_("rule book", "A feed stream holds no reader slot; open streams are bounded per address"),
+    "D270": Np_(
+        "rule book", "The log stores what was ruled: a replay folds the stored rulings and never decides a stored call again"
+    ),
+    "D271": Np_(
+        "rule book", "A correction is a decision: it decides the later calls again and stores what it decided (ruled_again)"
+    ),
+    "D272": Np_(
+        "rule book", "Migration 28: the calls of an older database are decided once, by the migrating engine, stored and sealed"
+    ),
+    "D292": Np_("rule book", "A read that ends wakes one parked read; a write that ends wakes as many as there are free places"),
+    "D293": Np_("rule book", "Records an older database has not sealed yet are unsealed, not damaged"),
+    "D294": Np_("rule book", "The trainer's page downloads the sheet's CSV with the trainer's token, closed sessions too"),
+    "D295": Np_("rule book", "The what-if page says every error in its own language"),
+    "D296": Np_("rule book", "A console whose official connection is refused watches as anyone's and says why"),
+    "D297": Np_("rule book", "The trainer's page shows the session opened last, never one reopened late"),
+    "D330": Np_("rule book", "A webhook's retry schedule: seven tries over 3 h 17 min, the first three in 30 s"),
+    "D331": Np_("rule book", "A webhook gives up after its seventh try: the subscription stops until a redelivery"),
+    "D332": Np_("rule book", "Webhooks go only to public addresses, checked at every try on the addresses it connects to"),
+    "D340": Np_("rule book", "The offline forecast reads what a card and a half's start or end do from the engine"),
+    "D341": Np_("rule book", "The substitution button's verdict is the engine's, a replacement for nobody included"),
+    "D342": Np_("rule book", "The console asks who takes a restart when the engine says so"),
+    "D343": Np_("rule book", "A new match's field shape (2.1) is the rule book's, said by the server"),
+    "D344": Np_("rule book", "Which log entries no longer count is the server's answer"),
+    "D350": Np_("rule book", "Voiding a forfeiting team's results counts each forfeit that stands, in any stage"),
+    "D320": Np_(
+        "rule book", "The kernels name no feature: what they ask of one is a protocol they own, handed by the composition root"
+    ),
+    "D321": Np_("rule book", "The match is the features' ground; competitions, venue and training are independent of each other"),
+    "D322": Np_(
+        "rule book",
+        "No import cycles; the what-if's pages are registered by the root, and the feed stands over the features it serves",
+    ),
+    "D360": Np_(
+        "rule book",
+        "A WebSocket spectator is one greenlet: frames are written at once, a drain greenlet only while a write would block",
+    ),
+    "D361": Np_("rule book", "Pings come from one timer per server, not a sleeping greenlet per socket"),
+    "D362": Np_("rule book", "A websocket connection lets go of its upgrade request's parsed headers"),
+    "D300": Np_("rule book", "Every reader follows the journal after the commit, outside the write lock, from its own cursor"),
+    "D301": Np_("rule book", "Teams, officials, venues and training are in the journal too; the feed keeps to API.md's kinds"),
+    "D298": Np_("rule book", "The what-if's actual match is the match as it was ruled"),
+    "D363": Np_("rule book", "A feed stream that has caught up is written by one hub, each message encoded once"),
+    "D390": Np_("rule book", "PostgreSQL through a thin layer of our own, not SQLAlchemy Core; SQLite stays on sqlite-utils"),
+    "D391": Np_(
+        "rule book",
+        "On PostgreSQL one server process serves a database, held by an advisory lock, until several writers are built",
+    ),
+    "D392": Np_("rule book", "A PostgreSQL database's acknowledgement journal is kept by the app"),
+    "D393": Np_("rule book", "PostgreSQL is backed up and restored with its own tools"),
+    "D375": Np_("rule book", "A league fixture is given to a venue at the central, which then makes no match of it itself"),
+    "D376": Np_(
+        "rule book",
+        "One match per league fixture: the venue makes it from what it fetched; the central counts it when it arrives",
+    ),
+    "D377": Np_(
+        "rule book", "A venue fetches its league fixtures whenever it reaches the central, and keeps them for offline use"
+    ),
+    "D378": Np_(
+        "rule book", "A suspension the central learnt of after the venue fetched is shown next to the fixture; the result stands"
+    ),
+    "D370": Np_("rule book", "A venue's match at the central is a read-only copy of what the venue stored, its rulings folded"),
+    "D371": Np_(
+        "rule book", "The central stores a venue's batch only when it continues exactly what it holds; else 409 and nothing"
+    ),
+    "D372": Np_("rule book", "A venue sends its feed from the central's acknowledgement, again and again, across restarts"),
+    "D373": Np_(
+        "rule book", "The venue organiser's pages show a mark when messages have waited over a minute, or the central refuses"
+    ),
+    "D374": Np_(
+        "rule book", "Venue keys: issued by the central, shown once, stored hashed and sealed; a key writes only its venue"
+    ),
 }

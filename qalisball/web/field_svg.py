@@ -13,6 +13,7 @@ from html import escape
 
 from qalisball.rules import field as geo
 from qalisball.rules.common import End
+from qalisball.rules.state import BOOKS
 
 MARGIN = 3.0  # metres shown beyond the lines
 DASHED = ' stroke-dasharray="0.6 0.6"'  # a field with no side lines (2.1)
@@ -65,8 +66,7 @@ def field_svg(
     out.append(f'<circle cx="{c.x}" cy="{c.y}" r="0.15" fill="#fff"/>')
     for end in ("x0", "xL"):
         out.extend(_end_markings(f, end))  # type: ignore[arg-type]
-        if rule_set == "1.0":
-            out.extend(_set_piece_spots(f, end))
+        out.extend(_set_piece_spots(f, end, BOOKS[rule_set].set_piece_spots))  # type: ignore[index]
     for mk in marks:
         out.append(_mark(mk))
     out.append('<g class="overlay"></g></svg>')
@@ -100,25 +100,27 @@ def _end_markings(f: geo.Field, end: End) -> list[str]:
     return parts
 
 
-def _set_piece_spots(f: geo.Field, end: End) -> list[str]:
-    """Rule book 1.0's corner (a quarter circle at the field's corner) and short-corner spot (a yellow dot
-    on the end line) on each side of ``end``: the places a 1.0 restart's marker lands on (V1-6)."""
+def _set_piece_spots(f: geo.Field, end: End, marked: tuple[str, ...]) -> list[str]:
+    """The spots the book marks (``Book.set_piece_spots``; 1.0's, V1-6) on each side of ``end``: the corner
+    (a quarter circle at the field's corner) and the short corner (a yellow dot on the end line)."""
     parts: list[str] = []
     sgn = 1 if end == "x0" else -1
     for side in ("low", "high"):
-        c = geo.corner_spot(f, end, side)
-        inward = 1 if c.y == 0 else -1
-        r = 1.0
-        sweep = 1 if sgn * inward > 0 else 0
-        parts.append(
-            f'<path class="corner-spot corner-{end}-{side}" d="M {c.x + sgn * r} {c.y} A {r} {r} 0 0 {sweep} {c.x} '
-            f'{c.y + inward * r}" fill="none" stroke="#fff" stroke-width="0.12"/>'
-        )
-        sc = geo.short_corner_spot(f, end, side)
-        parts.append(
-            f'<circle class="short-corner-spot short-corner-{end}-{side}" cx="{sc.x}" cy="{sc.y}" r="0.35" '
-            f'fill="#ffeb3b" stroke="#000" stroke-width="0.05"/>'
-        )
+        if "corner" in marked:
+            c = geo.corner_spot(f, end, side)
+            inward = 1 if c.y == 0 else -1
+            r = 1.0
+            sweep = 1 if sgn * inward > 0 else 0
+            parts.append(
+                f'<path class="corner-spot corner-{end}-{side}" d="M {c.x + sgn * r} {c.y} A {r} {r} 0 0 {sweep} {c.x} '
+                f'{c.y + inward * r}" fill="none" stroke="#fff" stroke-width="0.12"/>'
+            )
+        if "short_corner" in marked:
+            sc = geo.short_corner_spot(f, end, side)
+            parts.append(
+                f'<circle class="short-corner-spot short-corner-{end}-{side}" cx="{sc.x}" cy="{sc.y}" r="0.35" '
+                f'fill="#ffeb3b" stroke="#000" stroke-width="0.05"/>'
+            )
     return parts
 
 

@@ -1,7 +1,9 @@
 """The web layer's organiser check and the caller's token (flaskr's ``login_required``).
 
 Every blueprint (API, pages, reports, competitions) takes the caller's token from here (a Bearer
-header, or a cookie unlocked by its CSRF token: ``credentials.py``); services come from ``services.py``.
+header, or a cookie unlocked by its CSRF token: ``credentials.py``). Which match role a token is comes from
+``services.officials()``: what the matches answer this kernel (``services.Officials``), handed by the
+composition root; this module names no feature (issue 28 item 4, D320).
 """
 
 from __future__ import annotations
@@ -9,17 +11,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from functools import wraps
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from flask import current_app, request
 
 from qalisball.rules.catalogue import ROLES
 from qalisball.storage.tokens import usable
 from qalisball.web import credentials
-from qalisball.web.services import match_service
-
-if TYPE_CHECKING:
-    from qalisball.match.service import Match
+from qalisball.web.services import OfficiatedMatch, officials
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,7 +53,7 @@ def organiser_required(view: F) -> F:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         token = request_token()
         if not is_organiser(token):
-            if token and match_service().role_for_any_match(token) is not None:
+            if token and officials().role_for_any_match(token) is not None:
                 raise OrganiserRequired(403, "a match official's token cannot do this: use the organiser token")
             raise OrganiserRequired(401, "this needs the organiser token")
         return view(*args, **kwargs)
@@ -68,7 +67,7 @@ def organiser_cookie() -> str | None:
     return token if is_organiser(token) else None
 
 
-def held_role(m: Match, wanted: str | None = None) -> tuple[str, str] | None:
+def held_role(m: OfficiatedMatch, wanted: str | None = None) -> tuple[str, str] | None:
     """``(role, token)`` of a role of match ``m`` that this device keeps a valid cookie for.
 
     ``wanted`` (the console's ``?role=``) only, when it names a role: a tablet that does not hold it is not

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import secrets
 import threading
+import types
 from collections import OrderedDict
 from typing import Any
 
@@ -45,6 +46,40 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(Throttled, lambda exc: exc.response)
     app.after_request(_count_wrong_tokens)
     app.after_request(_security_headers)
+    app.before_request(_refuse_oversized_headers)
+    app.log_exception = types.MethodType(_log_one_line, app)  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------------------------
+# One line of log per request at most (issue 33.6, D242), and headers bounded (issue 33.13, D243)
+
+LOGGED_CHARS = 300  # the longest line a failed request writes to the log
+
+
+def _log_one_line(app: Flask, exc_info: Any) -> None:
+    """Flask's ``log_exception`` for a 500: one line (the route, the exception's type and a prefix of its
+    words), never the traceback: 2,000 requests that each wrote 16 KB of traceback filled 32 MB in 5 s."""
+    exc = exc_info[1] if isinstance(exc_info, tuple) else exc_info
+    where = f"{request.method} {request.path}"
+    line = f"500 {where[:120]}: {type(exc).__name__}: {exc}".replace("\n", " ").replace("\r", " ")
+    app.logger.error("%s", line[:LOGGED_CHARS])
+
+
+# A header's value past this is refused with 431 before anything reads it: a 64 KB Accept-Language cost
+# every page 30 ms of parsing. Cookies may be longer (a device keeps a role cookie per match and role).
+MAX_HEADER_BYTES = 8 * 1024
+MAX_COOKIE_BYTES = 32 * 1024
+
+
+def _refuse_oversized_headers() -> Any:
+    for name, value in request.headers.items():
+        bound = MAX_COOKIE_BYTES if name.lower() == "cookie" else MAX_HEADER_BYTES
+        if len(value) > bound:
+            message = f"the {name[:40]} header is longer than {bound} bytes"
+            if request.path.startswith("/api/"):
+                return jsonify({"error": "header_too_large", "message": message}), 431
+            return Response(message + "\n", 431, mimetype="text/plain")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -58,7 +93,7 @@ def _words(damage: Damage) -> str:
 
 def integrity_notices(m: Any = None) -> list[str]:
     """What a page must say about the integrity of what it shows: the match's damage, or the database's."""
-    svc = services.match_service()
+    svc = services.officials()
     if m is not None:
         damage = svc.damage(m)
         if damage is None:
@@ -125,7 +160,14 @@ def _security_headers(response: Response) -> Response:
 
 
 class Throttle:
-    """Wrong tokens per client address: a leaky bucket per address, times in server ms."""
+    """Wrong tokens per client address: a leaky bucket per address, times in server ms.
+
+    At most ``size`` addresses are remembered, and a bucket is forgotten only once it has drained: when every
+    remembered bucket still holds failures, the failures of the addresses beyond them share one bucket
+    (``OVERFLOW``), so a crowd of other addresses never empties the bucket of one (issue 33 item 11, D223).
+    Also used per training session and for the codes guessed without one (``training/service.py``)."""
+
+    OVERFLOW = "\x00overflow"
 
     def __init__(self, burst: int = THROTTLE_BURST, every_ms: int = THROTTLE_EVERY_MS, size: int = THROTTLE_ADDRESSES) -> None:
         self.burst, self.every_ms, self.size = burst, every_ms, size
@@ -133,6 +175,8 @@ class Throttle:
         self._lock = threading.Lock()
 
     def _now_level(self, address: str, now: int) -> float:
+        if address not in self._level and len(self._level) >= self.size:
+            address = self.OVERFLOW  # not remembered while the table is full: the crowd's shared bucket
         level, at = self._level.get(address, (0.0, now))
         return max(0.0, level - (now - at) / self.every_ms)
 
@@ -144,11 +188,21 @@ class Throttle:
 
     def failed(self, address: str, now: int) -> None:
         with self._lock:
+            if address not in self._level:
+                self._forget_drained(now)
+                if len(self._level) >= self.size:
+                    address = self.OVERFLOW
             level = self._now_level(address, now) + 1
             self._level.pop(address, None)
             self._level[address] = (level, now)
-            while len(self._level) > self.size:
-                self._level.popitem(last=False)
+
+    def _forget_drained(self, now: int) -> None:
+        """Forget the oldest buckets that have drained (the table is kept in the order of the last failure)."""
+        while len(self._level) >= self.size:
+            oldest, (level, at) = next(iter(self._level.items()))
+            if level - (now - at) / self.every_ms > 0:
+                return
+            del self._level[oldest]
 
 
 class Throttled(Exception):

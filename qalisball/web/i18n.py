@@ -23,6 +23,7 @@ from flask_babel import Babel, force_locale, get_locale, pgettext
 from flask_babel import gettext as flask_gettext
 from flask_babel import lazy_gettext as _l
 
+from qalisball.rules.book import BOOK_2_0, Book
 from qalisball.rules.catalogue import CARD_COLORS, CATALOGUE, MATCH_DAY, VIOLATION_KINDS
 from qalisball.rules.catalogue import CLOCK_ACTIONS as CATALOGUE_CLOCK
 from qalisball.rules.state import BOOKS
@@ -40,6 +41,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_language)
     app.after_request(_remember_query_language)
     app.jinja_env.globals.update(current_language=current_language, html_lang=html_lang)
+    app.jinja_env.globals.update(rule_book=rule_book, rule_books=rule_books)  # the Books templates read
 
 
 def Np_(context: str, message: str) -> str:
@@ -187,10 +189,21 @@ FOUL_WHERE = {
 }
 
 
+def rule_book(rule_set: str | None) -> Book:
+    """The Book a template reads for a match's or competition's rule set (templates' ``rule_book``); a
+    record stored without one is the default book's (SPEC §11.2)."""
+    return BOOKS.get(rule_set or BOOK_2_0.id, BOOK_2_0)  # type: ignore[call-overload]
+
+
+def rule_books() -> list[Book]:
+    """Every registered rule book, the default first (templates' ``rule_books``: a form's choices)."""
+    return list(BOOKS.values())
+
+
 def vocabulary(rule_set: str = "2.0") -> dict[str, dict[str, str]]:
     """The enum labels of the public state and the event log, in the current language, with the calls
     worded as the match's rule book words them (V1-D16: 1.0's "Touched: over 2 steps / pass not backwards")."""
-    book = BOOKS.get(rule_set, BOOKS["2.0"])  # type: ignore[call-overload]
+    book = rule_book(rule_set)
     groups = {
         "phase": PHASES,
         "restart": RESTARTS,
@@ -335,7 +348,6 @@ _JS = {
     "err_min": _l("Must be at least {min}"),
     "err_length": _l("Must be {min} to {max} characters long"),
     "err_number": _l("Type a number"),
-    "err_length_width": _l("With side lines the field must be longer than it is wide (rule 2.1)"),
     "err_ma_teams": _l("Tick the team or teams that hold the opportunities"),
     "err_ma_players": _l("Name the designated players"),
     "organiser_token_rejected": _l("The organiser token was not accepted"),
@@ -451,17 +463,20 @@ _JS_1_0 = {
     "team_caught_by": _l("Touched by"),
     "caught": _l("Touched player"),
 }
+# Each rule book's own wording, by its id (a rule book without one says what 2.0 says).
+SCREEN_JS_OF_BOOK = {"1.0": SCREEN_JS_1_0}
+_JS_OF_BOOK = {"1.0": _JS_1_0}
 # Both rule books: a finished match without a winner (only 1.0 has draws, V1-D2).
 _JS["draw"] = _l("Draw")
 
 
 def screen_strings(rule_set: str = "2.0") -> dict[str, str]:
-    words = {**SCREEN_JS, **(SCREEN_JS_1_0 if rule_set == "1.0" else {})}
+    words = {**SCREEN_JS, **SCREEN_JS_OF_BOOK.get(rule_set, {})}
     return {k: str(v) for k, v in words.items()}
 
 
 def js_strings(rule_set: str = "2.0") -> dict[str, str]:
     """The sentences the browser needs after the first render, in the current language and the words
     of the match's rule book (``rule_set``)."""
-    words = {**_JS, **(_JS_1_0 if rule_set == "1.0" else {})}
+    words = {**_JS, **_JS_OF_BOOK.get(rule_set, {})}
     return {k: str(v) for k, v in words.items()}

@@ -20,7 +20,7 @@ from flask import Flask
 from marshmallow import Schema
 
 OPENAPI_VERSION = "3.1.0"
-Auth = Literal["none", "organiser", "match", "organiser_or_referee"]
+Auth = Literal["none", "organiser", "match", "organiser_or_referee", "venue"]
 # Flask's ``<converter:name>`` as OpenAPI's ``{name}``.
 _RULE_ARGUMENT = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _SKIPPED_METHODS = frozenset({"HEAD", "OPTIONS"})
@@ -66,6 +66,7 @@ _AUTH_ERRORS: dict[Auth, tuple[int, ...]] = {
     "organiser": (401, 403),
     "match": (401, 403),
     "organiser_or_referee": (401, 403),
+    "venue": (401,),  # a league's venue key (API.md "The league")
 }
 _ERROR_WORDS = {
     400: "the body does not fit the schema (`fields` says where)",

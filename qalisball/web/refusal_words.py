@@ -40,6 +40,19 @@ def refusal(exc: RuleViolation, setup: MatchSetup | None = None) -> str:
     return render(exc.template, exc.params, setup)
 
 
+def wire(exc: RuleViolation) -> dict[str, object]:
+    """D200: the refusal as the browser's renderer (``words.js`` ``reasonText``) takes it, as ``legal``'s reasons
+    are: the English ``template`` and its ``params`` (a team as ``home``/``away``, a nested refusal of a correction's
+    replay as ``{"rule", "template", "params", "message"}``), so that a console renders it in its own language."""
+    return {"template": exc.template, "params": {k: _wire_param(v) for k, v in exc.params.items()}}
+
+
+def _wire_param(value: object) -> object:
+    if isinstance(value, RuleViolation):
+        return {"rule": value.rule, "message": value.message, **wire(value)}
+    return value if isinstance(value, str | int | float | bool) or value is None else str(value)
+
+
 def _word(key: str, value: object, setup: MatchSetup | None) -> object:
     if isinstance(value, RuleViolation):  # a correction's replay: the later event it would make illegal
         return str(gettext(N_("{message} (rule {rule})"))).format(message=refusal(value, setup), rule=value.rule)

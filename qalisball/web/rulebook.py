@@ -145,6 +145,8 @@ V1: dict[str, str] = {
     "V1-D16": Np_("rule book 1.0", "Call names kept from 2.0"),
     "V1-D17": Np_("rule book 1.0", "A goal: the pole hit or knocked down"),
 }
+# The titles a match of each rule book may cite beyond 2.0's (SPEC §11.12), by the book's id.
+TITLES_OF_BOOK: dict[str, dict[str, str]] = {"1.0": V1}
 
 
 def _context(rule: str) -> str:
@@ -164,5 +166,5 @@ def title(rule: str, language: str) -> str | None:
 def titles(language: str, rule_set: str = "2.0") -> dict[str, str]:
     """Every rule number a match of ``rule_set`` may cite, with its title in ``language``: handed to the
     console's script. A 1.0 match also cites the unchanged decisions and M1–M8 (SPEC §11.12)."""
-    known = {**RULES, **V1} if rule_set == "1.0" else RULES
+    known = {**RULES, **TITLES_OF_BOOK.get(rule_set, {})}
     return {rule: in_language(language, english, _context(rule)) for rule, english in known.items()}

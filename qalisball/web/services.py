@@ -1,32 +1,29 @@
-"""The app's services, reached by type: the one place that knows their keys in ``app.extensions``.
+"""The app's services, reached by type: ``Slot``, one service under its key in ``app.extensions``.
 
-``create_app`` (and each feature's ``init_app``) installs a service once per app; handlers ask for it
-with a typed accessor (``match_service()``, ``competition_service()``, ``screen_service()``, ``live()``…)
-instead of a string key that no import shows (issue 21). The keys stay those of before, which tests
-and benchmarks still read.
+``create_app`` (the composition root, ``server/factory.py``) and each feature's ``init_app`` install a
+service once per app; handlers ask for it with a typed accessor instead of a string key that no import
+shows (issue 21). Each feature declares the slots of its own services, typed by its own classes
+(``match/slots.py``, ``competitions/slots.py``, ``venue/slots.py``…): this kernel names no feature, not
+even for the type checker (issue 28 item 4, D320). ``MATCHES`` and ``COMPETITIONS`` stay here as keys only
+(tests and benchmarks read them); their types are the features'.
 
-The features' types are named for the type checker only (``TYPE_CHECKING``): at run time this kernel
-imports no feature, so the layer contract (``.importlinter``: kernels below features) holds.
-Logos reach match pages and reports through ``Logos``, a protocol the venue's service fulfils, so that
-no feature imports the venue's code for them.
+What the web kernel itself asks of a feature is a protocol it owns, and the composition root hands it the
+object that fulfils it (structurally: the feature need not import the protocol):
+
+- ``Officials``: who holds a token (the organiser check, a link's token made a cookie) and what the
+  integrity checks found (the notices every page shows): the match service fulfils it (``OFFICIALS``);
+- ``Logos``: where a team's logo is served: the venue's service fulfils it, for match pages and reports;
+- ``Throttling``: the wrong-token throttle (D50, ``hardening.Throttle``), which the live rooms use too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, cast
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from flask import Flask, current_app
 
-if TYPE_CHECKING:
-    from qalisball.competitions.service import CompetitionService
-    from qalisball.match.devices import DeviceRegistry
-    from qalisball.match.live import MatchRoom
-    from qalisball.match.service import MatchService
-    from qalisball.reports.pages import ReportCache
-    from qalisball.server.follower import Follower
-    from qalisball.venue.service import ScreenService
-    from qalisball.web.hardening import Throttle
+from qalisball.storage.integrity import Damage
 
 T = TypeVar("T")
 
@@ -35,6 +32,40 @@ class Logos(Protocol):
     """Where a team's logo is served (uploaded once per team name, issue 13), or None."""
 
     def logo_url(self, team: str) -> str | None: ...
+
+
+class OfficiatedMatch(Protocol):
+    """A match as the web kernel sees it: its id, and which of its roles a token is."""
+
+    @property
+    def id(self) -> str: ...
+
+    def role_of(self, token: str | None) -> str | None: ...
+
+
+class Officials(Protocol):
+    """What the web kernel asks of the matches (``guards``, ``token_links``, ``hardening``), and nothing more."""
+
+    @property
+    def matches(self) -> Mapping[str, OfficiatedMatch]: ...
+
+    @property
+    def problem(self) -> Damage | None: ...
+
+    @property
+    def lost(self) -> Mapping[str, Damage]: ...
+
+    def role_for_any_match(self, token: str) -> str | None: ...
+
+    def damage(self, m: Any) -> Damage | None: ...
+
+
+class Throttling(Protocol):
+    """Wrong tokens (and other secrets) counted per client address (D50)."""
+
+    def wait_s(self, address: str, now: int) -> int: ...
+
+    def failed(self, address: str, now: int) -> None: ...
 
 
 class Slot(Generic[T]):
@@ -65,44 +96,25 @@ class Slot(Generic[T]):
         return self.of(current_app)
 
 
-MATCHES: Slot[MatchService] = Slot("qalisball")
-DEVICES: Slot[DeviceRegistry] = Slot("qalisball_devices")
-LIVE: Slot[MatchRoom] = Slot("qalisball_live")
-COMPETITIONS: Slot[CompetitionService] = Slot("qalisball_competitions")
-SCREENS: Slot[ScreenService] = Slot("qalisball_screens")
+# The features' own services: keys only (each feature types them: match/slots.py, competitions/slots.py).
+MATCHES: Slot[Any] = Slot("qalisball")
+COMPETITIONS: Slot[Any] = Slot("qalisball_competitions")
+
+# What this kernel asks of the features, handed by the composition root (server/factory.py).
+OFFICIALS: Slot[Officials] = Slot("qalisball_officials")
 LOGOS: Slot[Logos] = Slot("qalisball_logos")
-REPORTS: Slot[ReportCache] = Slot("qalisball_reports")
-THROTTLE: Slot[Throttle] = Slot("qalisball_throttle")
-FOLLOWER: Slot[Follower] = Slot("qalisball_follower")
+THROTTLE: Slot[Throttling] = Slot("qalisball_throttle")
 
 
-def match_service() -> MatchService:
-    """The match service of this app (created once in ``create_app``)."""
-    return MATCHES()
-
-
-def devices() -> DeviceRegistry:
-    """The officials' consoles connected now (API.md "Match day")."""
-    return DEVICES()
-
-
-def live() -> MatchRoom:
-    """The matches' live room (Socket.IO): joins, broadcasts, revoked tokens (D158)."""
-    return LIVE()
-
-
-def competition_service() -> CompetitionService:
-    return COMPETITIONS()
-
-
-def screen_service() -> ScreenService:
-    return SCREENS()
+def officials() -> Officials:
+    """What this app's matches answer the web kernel (the match service, handed by ``create_app``)."""
+    return OFFICIALS()
 
 
 def logos() -> Logos:
     return LOGOS()
 
 
-def throttle() -> Throttle | None:
+def throttle() -> Throttling | None:
     """The wrong-token throttle (D50), when the app has one."""
     return THROTTLE.find()

@@ -38,7 +38,7 @@ from qalisball.web.credentials import (
     unlocked_cookie,
 )
 from qalisball.web.guards import is_organiser
-from qalisball.web.services import match_service
+from qalisball.web.services import officials
 
 ROLE_COOKIE_DAYS = 7
 ORGANISER_COOKIE_DAYS = 30
@@ -67,7 +67,7 @@ def _cookie_for(token: str, match_id: str | None) -> tuple[str, int, str | None]
     """
     if is_organiser(token):
         return ORGANISER_COOKIE, ORGANISER_COOKIE_DAYS, None
-    m = match_service().matches.get(match_id) if match_id is not None else None
+    m = officials().matches.get(match_id) if match_id is not None else None
     role = m.role_of(token) if m is not None else None
     if m is None or role is None:
         return None
@@ -119,7 +119,7 @@ def exchange() -> Response | None:
 
 def _of_match(token: str, match_id: str | None) -> bool:
     """Whether ``token`` is one of the roles' tokens of match ``match_id``."""
-    m = match_service().matches.get(match_id) if match_id is not None else None
+    m = officials().matches.get(match_id) if match_id is not None else None
     return m is not None and m.role_of(token) is not None
 
 

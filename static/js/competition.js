@@ -76,6 +76,8 @@ function tick() {
 
 var pending = false;
 var again = false;
+var SPREAD_MS = 1500;
+var spreading = false;
 export function refresh() {
   if (!body) return;
   if (pending) { again = true; return; } // asked while a fetch runs: fetch once more after it
@@ -129,7 +131,12 @@ function connect() {
   socket.on("competition", function () {
     // The answer to our own join is the page we have: fetch again only after a reconnection.
     if (!joinedBefore) { joinedBefore = true; return; }
-    if (options.onChanged) options.onChanged(); else refresh();
+    if (options.onChanged) { options.onChanged(); return; }
+    // Every open page hears the same message: spread their fetches over SPREAD_MS (D253; the server
+    // renders the part once for all of them), and ask once for several messages meanwhile.
+    if (spreading) return;
+    spreading = true;
+    setTimeout(function () { spreading = false; refresh(); }, Math.random() * SPREAD_MS);
   });
 }
 

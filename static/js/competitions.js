@@ -66,7 +66,7 @@ var BODIES = {
       starts_at: withOffset(value(form, "starts_at")),
       slot_minutes: num(form, "slot_minutes"),
       // SPEC §11.2: the rule book every fixture's match is played under.
-      match: { starters: num(form, "starters"), rules: { rule_set: value(form, "rules.rule_set") || "2.0" } },
+      match: { starters: num(form, "starters"), rules: { rule_set: value(form, "rules.rule_set") || undefined } },
       points: {
         win: num(form, "points.win"),
         shootout_win: num(form, "points.shootout_win"),
@@ -110,10 +110,13 @@ document.addEventListener("submit", function (ev) {
   if (body) send(form, kind, JSON.stringify(body), "application/json");
 });
 
-/* The points that count under the chosen rule book: 2.0's shootouts, 1.0's draws (V1-D2). */
+/* The points that count under the chosen rule book: a label names the books it is for (the server's list:
+   those with a shootout count its wins and losses, the others their draws, V1-D2). */
 function showRuleSet(form) {
-  var chosen = value(form, "rules.rule_set") || "2.0";
-  form.querySelectorAll("[data-rule-set]").forEach(function (n) { n.hidden = n.getAttribute("data-rule-set") !== chosen; });
+  var chosen = value(form, "rules.rule_set");
+  form.querySelectorAll("[data-rule-set]").forEach(function (n) {
+    n.hidden = n.getAttribute("data-rule-set").split(" ").indexOf(chosen) < 0;
+  });
 }
 document.addEventListener("change", function (ev) {
   if (ev.target.name === "rules.rule_set") showRuleSet(ev.target.form);

@@ -1,8 +1,9 @@
 /* The matches page: creates matches through the API with the organiser's cookie and its CSRF token.
  *
  * The form is checked here first (lines that are not "number name", repeated shirt numbers, the number
- * of starters, ranges), so the organiser sees every mistake at once, in the page's language, next to
- * the field it concerns. The server checks again: each message of its 400 `fields` map is shown the
+ * of starters, the catalogue's ranges), so the organiser sees those mistakes at once, in the page's
+ * language, next to the field they concern; what a rule book refuses beyond its ranges (2.1's shape) is
+ * the server's to say (issue 28 item 6). The server checks again: each message of its 400 `fields` map is shown the
  * same way, next to its field, as the server words it in the page's language (`?lang=`).
  */
 import { T, data } from "./lib/page.js";
@@ -68,7 +69,7 @@ function organiserForms() {
 
   /* Every number field within its min and max (the same limits as the server's schema). */
   function checkNumbers(errors) {
-    form.querySelectorAll('input[type="number"]').forEach(function (input) {
+    form.querySelectorAll('input[type="number"]:not(:disabled)').forEach(function (input) {
       var raw = input.value.trim();
       var v = Number(raw);
       var min = input.getAttribute("min"), max = input.getAttribute("max");
@@ -78,13 +79,60 @@ function organiserForms() {
     });
   }
 
+  /* ---- the rule book (SPEC §11.2): its limits are the server's (the catalogue's "rule_books"), never a
+   * test of its name here; its words are the page's, one list per book, shown for the chosen one. -------- */
+  var BOOKS = data.rule_books || {};
+  var MULTI_ATTACK = ["rules.multi_attack.mode", "rules.multi_attack.k", "rules.multi_attack.teams.home",
+    "rules.multi_attack.teams.away", "rules.multi_attack.players.home", "rules.multi_attack.players.away"];
+  function bound(input, range) {
+    input.setAttribute("min", range[0]);
+    if (range[1] === null || range[1] === undefined) input.removeAttribute("max");
+    else input.setAttribute("max", range[1]);
+  }
+  function allow(name, allowed) {
+    var input = form.elements[name];
+    input.disabled = !allowed;
+    var label = input.closest("label");
+    if (label) label.classList.toggle("not-in-book", !allowed);
+  }
+  var shown = null; // the book whose defaults the form holds
+  function applyBook() {
+    var chosen = val("rules.rule_set");
+    var book = BOOKS[chosen];
+    if (!book) return;
+    var lim = book.limits;
+    // The book's defaults (halves, half-time, shootout rounds), where the organiser kept the last book's.
+    Object.keys(book.defaults || {}).forEach(function (name) {
+      var input = form.elements["rules." + name];
+      if (input && (!shown || Number(input.value) === shown.defaults[name])) input.value = book.defaults[name];
+    });
+    shown = book;
+    form.querySelectorAll("[data-rule-set]").forEach(function (n) { n.hidden = n.getAttribute("data-rule-set") !== chosen; });
+    bound(form.elements["field.length"], lim.field.length);
+    bound(form.elements["field.width"], lim.field.width);
+    bound(form.elements["starters"], lim.starters);
+    var side = form.elements["field.side_lines"];
+    if (lim.field.side_lines_required) side.checked = true;
+    allow("field.side_lines", !lim.field.side_lines_required);
+    if (!lim.multi_attack) {
+      form.elements["rules.multi_attack.mode"].value = "off";
+      form.elements["rules.multi_attack.teams.home"].checked = form.elements["rules.multi_attack.teams.away"].checked = false;
+    }
+    MULTI_ATTACK.forEach(function (name) { allow(name, lim.multi_attack); });
+    allow("rules.shootout_rounds", lim.shootout);
+  }
+  if (form.elements["rules.rule_set"]) {
+    form.elements["rules.rule_set"].addEventListener("change", function () { clearErrors(); applyBook(); });
+    applyBook();
+  }
+
   function build(errors) {
     checkNumbers(errors);
     var starters = Number(val("starters"));
     var home = team("home", starters, errors), away = team("away", starters, errors);
     var mode = val("rules.multi_attack.mode");
     var field = { length: Number(val("field.length")), width: Number(val("field.width")), side_lines: form.elements["field.side_lines"].checked };
-    if (field.side_lines && field.length <= field.width) errors.push(["field.length", T.err_length_width]);
+    // The field's shape (2.1: longer than wide with side lines) is the rule book's: the server's 400 names it.
     var maTeams = TEAMS.filter(function (t) { return form.elements["rules.multi_attack.teams." + t].checked; });
     var maPlayers = {};
     TEAMS.forEach(function (t) {
@@ -104,6 +152,7 @@ function organiserForms() {
       starters: starters,
       field: field,
       rules: {
+        rule_set: val("rules.rule_set") || undefined,
         half_minutes: Number(val("rules.half_minutes")),
         halftime_minutes: Number(val("rules.halftime_minutes")),
         shootout_rounds: Number(val("rules.shootout_rounds")),

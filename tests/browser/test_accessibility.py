@@ -47,6 +47,7 @@ class World:
     pending: tuple[str, dict[str, str]]  # first half, a free kick pending, the clock paused
     shootout: tuple[str, dict[str, str]]  # the shootout under way
     finished: tuple[str, dict[str, str]]  # decided in the shootout: the score sheet to sign
+    long: tuple[str, dict[str, str]]  # a long match's report: its tables wider than a phone (issue 27 item 10)
     competition: str
     screen: str
 
@@ -65,6 +66,21 @@ def _finished(server: Server) -> tuple[str, dict[str, str]]:
             break
         team = state["shootout"]["next"]["team"]
         server.post(match_id, tokens["referee"], {"type": "shootout_kick", "team": team, "scored": team == "home"})
+    assert server.state(match_id)["phase"] == "finished"
+    return match_id, tokens
+
+
+def _long_finished(server: Server) -> tuple[str, dict[str, str]]:
+    """A long report (issue 27 item 10): two-digit scores, cards, violations and fouls, long names, finished 11-10."""
+    match_id, tokens = busy_paused_half(
+        server, "北京市海淀区第一百零一中学 立群球队", "Universidad Autónoma de Barcelona Qalisball Club", goals=(11, 10)
+    )
+    ref, scorer = tokens["referee"], tokens["scorer"]
+    server.post(match_id, scorer, {"type": "clock", "action": "set", "elapsed_ms": 30 * 60_000})
+    server.post(match_id, ref, {"type": "period_end"})
+    server.post(match_id, ref, {"type": "period_start"})
+    server.post(match_id, scorer, {"type": "clock", "action": "set", "elapsed_ms": 30 * 60_000})
+    server.post(match_id, ref, {"type": "period_end"})
     assert server.state(match_id)["phase"] == "finished"
     return match_id, tokens
 
@@ -99,6 +115,7 @@ def world(server: Server) -> World:
         pending=pending,
         shootout=in_shootout(server, "人大 Renmin", "Tsinghua 清华", kicks=3),
         finished=_finished(server),
+        long=_long_finished(server),
         competition=comp,
         screen="a11y-1",
     )
@@ -145,6 +162,9 @@ SCREENS: dict[str, Screen] = {
     "line-ups": Screen(lambda w: f"/matches/{w.pending[0]}/lineups", viewport=SCREEN),
     "phone": Screen(lambda w: f"/matches/{w.pending[0]}", viewport={"width": 390, "height": 844}),
     "report": Screen(lambda w: f"/matches/{w.finished[0]}/report"),
+    # Its wide tables scroll sideways: each region reached by the keyboard (axe scrollable-region-focusable).
+    "report, long": Screen(lambda w: f"/matches/{w.long[0]}/report"),
+    "report, long, phone": Screen(lambda w: f"/matches/{w.long[0]}/report", viewport={"width": 390, "height": 844}),
     "competitions": Screen(lambda w: "/competitions"),
     "competitions, organiser": Screen(lambda w: f"/competitions?token={ADMIN}"),
     "competition": Screen(lambda w: f"/competitions/{w.competition}"),

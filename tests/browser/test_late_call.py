@@ -5,15 +5,22 @@ assistant's console, which cannot, says to ask the referee."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Devices, Server
 from tests.browser.helpers import action, console_url, live_match, player
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
+
+
+def game_time_passes_the_queued_call(server: Server, match_id: str, console: Page) -> None:
+    """Wait until the match's game clock is past the call waiting in ``console``'s queue (its ``at_ms``): a call
+    logged from now on is later than it (issue 27.12: a condition, not 1.5 s on the wall clock)."""
+    queued = console.evaluate(f"() => JSON.parse(localStorage.getItem('qalisball.queue.{match_id}'))")
+    assert len(queued) == 1 and isinstance(queued[0]["at_ms"], (int, float)), queued
+    wait_until(lambda: server.state(match_id)["clock"]["elapsed_ms"] > queued[0]["at_ms"], "the game clock passes the call")
 
 
 def test_M1_M3_a_late_queued_call_is_offered_to_the_referee_as_a_missed_call(devices: Devices, server: Server) -> None:
@@ -24,7 +31,7 @@ def test_M1_M3_a_late_queued_call_is_offered_to_the_referee_as_a_missed_call(dev
     action(referee, "goal")  # the team with the ball (home) is preselected
     player(referee, 3)
     expect(referee.locator("#net")).to_have_text("Offline, 1 queued")
-    time.sleep(1.5)  # game time runs on: the next call is later
+    game_time_passes_the_queued_call(server, match_id, referee)  # game time runs on: the next call is later
     server.post(match_id, tokens["scorer"], {"type": "clock", "action": "pause"})
     referee.context.set_offline(False)
     expect(referee.locator("#notice-rule")).to_have_text("Refused by rule M1", timeout=15_000)
@@ -49,7 +56,7 @@ def test_M1_an_assistants_late_queued_call_asks_for_the_referee(devices: Devices
     action(assistant, "goal")
     player(assistant, 3)
     expect(assistant.locator("#net")).to_have_text("Offline, 1 queued")
-    time.sleep(1.5)
+    game_time_passes_the_queued_call(server, match_id, assistant)
     server.post(match_id, tokens["referee"], {"type": "card", "team": "away", "player": 2, "color": "yellow"})
     assistant.context.set_offline(False)
     expect(assistant.locator("#notice-rule")).to_have_text("Refused by rule M1", timeout=15_000)

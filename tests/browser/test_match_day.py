@@ -366,6 +366,29 @@ def test_M4_D167_D169_the_assistant_logs_the_goal_after_the_referees_arrived(dev
     expect(assistant.locator("#notice-hint")).to_have_text("The restart is still pending: the referee logs “Restart taken”")
 
 
+def test_issue27_item4_M4_D230_two_consoles_on_one_role_log_the_same_goal(devices: Devices, server: Server) -> None:
+    """The referee's second tablet logs the goal the first one already logged (it had not heard of it yet): it
+    reads "Already logged by Referee", not "Refused by rule 7.1", and the goal counts once."""
+    match_id, tokens = live_match(server)
+    first = devices.open(console_url(match_id, tokens["referee"]))
+    second = devices.open(console_url(match_id, tokens["referee"]))
+    for console in (first, second):
+        expect(console.locator("#net")).to_have_text("Online")
+    second.context.set_offline(True)  # it will hear of the first tablet's goal only after its own
+    action(first, "goal")
+    player(first, 3)
+    expect(first.locator("#home-score")).to_have_text("1")
+    action(second, "goal")  # ball still in play on this tablet
+    player(second, 3)
+    expect(second.locator("#net")).to_have_text("Offline, 1 queued")
+    second.context.set_offline(False)
+    expect(second.locator("#notice-title")).to_have_text("Already logged by Referee", timeout=15_000)
+    expect(second.locator("#notice")).to_have_class("notice duplicate")
+    expect(second.locator("#home-score")).to_have_text("1")
+    assert [e["by"] for e in server.events(match_id) if e["type"] == "goal"] == ["referee"]
+    assert server.state(match_id)["score"] == {"home": 1, "away": 0}
+
+
 def test_D168_after_a_restart_the_officials_page_lists_the_rejoined_consoles_and_asks_before_a_new_code(
     browser: Browser, tmp_path: Path
 ) -> None:
@@ -469,3 +492,32 @@ def test_D170_the_officials_page_sheet_box_back_link_and_absolute_line_ups_link(
     page.locator("#back").click()
     expect(page).to_have_url(f"{server.base}/competitions/{comp}/admin#fx-{fixture['id']}")
     expect(page.locator(f"#fx-{fixture['id']}")).to_be_visible()
+
+
+def test_D296_D158_a_console_whose_role_was_revoked_before_its_socket_connected_watches_and_says_revoked(
+    devices: Devices, server: Server
+) -> None:
+    """D244 refuses an official's connection (?official=1) that proves no role: a console whose code was
+    replaced after its page was served (a reload racing the organiser's new code, or its offline copy) was
+    left with no connection at all. It connects again as anyone's, follows the match as a spectator's screen
+    would, and says its code was revoked (D158)."""
+    match_id, tokens = live_match(server)
+    revoked: list[int] = []
+
+    def revoke_first(route: Route) -> None:  # the code is replaced between the page and its connection
+        if not revoked:
+            r = server.http.post(
+                f"{server.base}/api/matches/{match_id}/tokens/scorer", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=10
+            )
+            revoked.append(r.status_code)
+        route.continue_()
+
+    ctx = devices.browser.new_context(viewport=TABLET, base_url=server.base, service_workers="block")
+    devices.contexts.append(ctx)
+    scorer = ctx.new_page()
+    scorer.route(re.compile(r"/socket\.io/.*official=1"), revoke_first)
+    scorer.goto(console_url(match_id, tokens["scorer"]))
+    expect(scorer.locator("#revoked")).to_be_visible()
+    assert revoked == [200]
+    expect(scorer.locator("#revoked-msg")).to_contain_text("A new link was issued for the Scorer")
+    expect(scorer.locator("body[data-live]")).to_have_count(1)  # watching: the join was answered with the state

@@ -7,21 +7,20 @@ not reach a service worker's own network requests, so it would prove nothing her
 
 from __future__ import annotations
 
-import time
+import contextlib
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import TABLET, start_server, stop_server
 from tests.browser.helpers import action, console_url, live_match, player
+from tests.waiting import wait_until
 
 
 def _controlled(page: Page, timeout: float = 15) -> None:
     """Wait until the service worker controls the page (polled from here: the CSP forbids eval)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate("() => Boolean(navigator.serviceWorker && navigator.serviceWorker.controller)"):
-        assert time.monotonic() < deadline, "no service worker took control of the page"
-        time.sleep(0.1)
+    controlled = "() => Boolean(navigator.serviceWorker && navigator.serviceWorker.controller)"
+    wait_until(lambda: page.evaluate(controlled), "a service worker takes control of the page", timeout, every=0.1)
 
 
 def test_the_console_reloads_without_its_server_with_its_queue_and_sends_it_once(browser: Browser, tmp_path: Path) -> None:
@@ -36,6 +35,13 @@ def test_the_console_reloads_without_its_server_with_its_queue_and_sends_it_once
         console.reload()  # the service worker's load: it keeps a copy of the page and its assets
         _controlled(console)
         expect(console.locator("#net")).to_have_text("Online")
+        # The worker stores its copies after answering (sw.js): stopping the server before they are stored
+        # would be a tablet switched off mid-load (failed once in the clean-clone CI of 469b0c4).
+        kept = (
+            "() => Promise.all([caches.match(location.href),"
+            " caches.match('/static/js/console/main.js', {ignoreSearch: true})]).then(hits => hits.map(Boolean))"
+        )
+        wait_until(lambda: all(console.evaluate(kept)), "the page and its modules kept", 15, every=0.1)
         seq = srv.state(match_id)["seq"]
 
         stop_server(srv)  # no server any more
@@ -60,9 +66,8 @@ def test_the_console_reloads_without_its_server_with_its_queue_and_sends_it_once
 def _kept(page: Page, timeout: float = 15) -> list[str]:
     """Every URL the shell keeps, once it holds this page under its own address (or after ``timeout``: then
     the offline reload below shows what a tablet would)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate("() => caches.match(location.href).then(Boolean)") and time.monotonic() < deadline:
-        time.sleep(0.1)
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: page.evaluate("() => caches.match(location.href).then(Boolean)"), "kept", timeout, every=0.1)
     kept: list[str] = page.evaluate(
         "() => caches.keys().then(ns => Promise.all(ns.map(n => caches.open(n).then(c => c.keys()))))"
         ".then(ks => ks.flat().map(r => r.url))"

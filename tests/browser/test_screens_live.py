@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import ADMIN, PHONE, SCREEN, Devices, Server, shot, start_server, stop_server
 from tests.browser.screen_states import kicked_off
 from tests.browser.test_competition_pages import _competition
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -48,10 +48,7 @@ window.AudioContext = class {
 
 def _wait_js(page: Any, expression: str, timeout: float = 15) -> None:
     """Wait until ``expression`` is true in the page; polled from here, since the pages' CSP forbids eval."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(f"() => Boolean({expression})"):
-        assert time.monotonic() < deadline, f"not true within {timeout} s: {expression}"
-        time.sleep(0.05)
+    wait_until(lambda: page.evaluate(f"() => Boolean({expression})"), expression, timeout)
 
 
 def horns(page: Page) -> int:
@@ -64,6 +61,7 @@ def board(devices: Devices, path: str, **kw: object) -> Page:
     page.context.add_init_script(AUDIO_SPY)
     page.goto(path)
     page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("body[data-live]")  # joined (issue 27.12): what the test posts next reaches it
     return page
 
 
@@ -88,7 +86,7 @@ def test_S1_3_1_horn_sounds_at_time_up_once_and_a_muted_device_stays_silent(devi
     server.post(match_id, tokens["referee"], {"type": "period_end"})
     server.post(match_id, tokens["referee"], {"type": "period_start"})
     page.reload()
-    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("body[data-live]")
     expect(page.locator("#sound")).to_have_text("Sound off")
     server.post(match_id, tokens["scorer"], {"type": "clock", "action": "set", "elapsed_ms": HALF_MS - 1500})
     expect(page.locator("#clock")).to_have_class(re.compile(r"\bup\b"), timeout=10_000)
@@ -103,7 +101,6 @@ def test_S1_no_late_horn_for_a_time_up_missed_while_the_connection_was_lost(devi
     match_id, tokens = kicked_off(server)
     seen = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
     missed = board(devices, f"/matches/{match_id}/scoreboard?lang=en")
-    missed.wait_for_selector("body[data-live]")  # its join answered: the drop below is the only one
     # As when the connection drops (the page's own module, issue 21: no global): the next state brings it back.
     missed.evaluate("import('/static/js/lib/connection.js').then(m => m.markStale(true))")
     server.post(match_id, tokens["scorer"], {"type": "clock", "action": "set", "elapsed_ms": HALF_MS})
@@ -125,6 +122,7 @@ def faked_clock_board(devices: Devices, match_id: str) -> Page:
     page.clock.install()
     page.goto(f"/matches/{match_id}/scoreboard?lang=en")
     page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("body[data-live]")  # joined: the goal the test posts next is news to it
     return page
 
 

@@ -16,8 +16,13 @@ IN_AREA = {"type": "violation", "kind": "player_in_area", "team": "home", "playe
 
 
 def board(devices: Devices, path: str) -> Page:
+    """A big screen that has joined its match's room (issue 27.12): what the server posts next pops up on it.
+
+    ``data-ready`` (the page is drawn) comes before the join's answer: a goal posted in between arrives inside
+    that answer's state, and a state is no pop-up."""
     page = devices.open(path, viewport=SCREEN)
     page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("body[data-live]")
     return page
 
 

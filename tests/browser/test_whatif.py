@@ -101,3 +101,36 @@ def test_issue24_D188_a_committee_what_if_on_the_demo_competition(devices: Devic
     expect(report.locator('tr[data-row="score"] td').nth(1)).to_contain_text("0–0")
     shot(page, "whatif-protest-report-en")
     assert server.events(mid) == log_before  # read-only on the match
+
+
+WHAT_IF_POST = re.compile(r"/api/matches/[^/]+/what-if(\?.*)?$")
+
+
+def test_D295_the_what_ifs_429_and_other_errors_are_said_in_the_pages_language(devices: Devices, server: Server) -> None:
+    """The what-if page in Chinese showed the server's English message for its 429 (D250) and every other
+    error but a rule's refusal: each is now worded from its ``error`` code with the page's words."""
+    friendly = next(m for m in _api(server, "GET", "/api/matches") if m["home"] == "北大 Peking" and m["phase"] == "finished")
+    page = devices.open(f"/?token={ADMIN}&lang=zh", viewport=TABLET)
+    page.goto(f"/matches/{friendly['id']}/what-if?lang=zh")
+    expect(page.locator("body[data-ready]")).to_have_count(1)
+    page.locator("#log input").first.check()
+    msg = page.locator("#change-msg")
+    # The server's own 429 body (whatif_api.Answers.slot), answered while two what-ifs are being computed.
+    busy = {
+        "error": "too_many_requests",
+        "message": "a what-if is being computed for this caller (or too many at once): try again in a moment",
+    }
+    page.route(WHAT_IF_POST, lambda route: route.fulfill(status=429, json=busy, headers={"Retry-After": "1"}))
+    page.locator("#run").click()
+    expect(msg).to_have_text("同时计算的假如过多：请稍后再试。")
+    expect(msg).to_have_class(re.compile("bad"))
+    page.unroute(WHAT_IF_POST)
+    page.route(WHAT_IF_POST, lambda route: route.fulfill(status=502, body="<html>Bad Gateway</html>"))
+    page.locator("#run").click()
+    expect(msg).to_have_text("服务器没有应答（502）：请稍后再试。")  # no JSON of ours: said by its status
+    page.unroute(WHAT_IF_POST)
+    # A real answer of the server: the organiser's cookie gone, a 401 (its message is English).
+    page.context.clear_cookies()
+    page.locator("#run").click()
+    expect(msg).to_have_text("此链接的令牌对本场比赛无效")
+    assert "token" not in msg.inner_text()

@@ -151,6 +151,12 @@ def check_lineup(
             )
 
 
+def unserved(fixture: str, numbers: Sequence[int], active: Sequence[Suspension]) -> list[Suspension]:
+    """C4 after the fact (SPEC L4): the suspensions for ``fixture`` of players its match named anyway — a match a
+    venue made from what it last fetched, before the card that suspends them reached the central."""
+    return [s for s in active if s.applies_to(fixture) and s.player in numbers]
+
+
 # ---------------------------------------------------------------------------------------------
 # C5: officials stand aside from their own club's matches
 

@@ -149,11 +149,16 @@ def fixture_result(
     return Result(fixture, home, away, match.score, winner, match.shootout)
 
 
-def voided_teams(results: Iterable[Result], voids_all_results: bool) -> frozenset[str]:
-    """C6: with ``voids_all_results``, every team that forfeited leaves the standings with all its matches."""
+def voided_teams(forfeits: Iterable[tuple[str, bool]], voids_all_results: bool) -> frozenset[str]:
+    """C6: with ``voids_all_results``, every team whose forfeit stands leaves the standings with all its matches.
+
+    ``forfeits``: each forfeited fixture's (forfeiting team, whether a decided result replaced the forfeit), in
+    any stage (a knockout forfeit voids the team's group matches too). A decided result (C7, D63) is the result
+    that counts instead of the forfeit (``fixture_result``): its team did not forfeit, and stays.
+    """
     if not voids_all_results:
         return frozenset()
-    return frozenset(r.forfeit_by for r in results if r.forfeit_by is not None)
+    return frozenset(team for team, decided in forfeits if not decided)
 
 
 @dataclass(frozen=True)

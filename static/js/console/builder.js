@@ -14,7 +14,7 @@ import { player, playerName } from "../lib/players.js";
 import { fmt } from "../lib/words.js";
 import { CALLS, CODES, T, TEAMS, V, other, rosterNumbers, teamName } from "./page.js";
 import { live, redraw, setCall } from "./state.js";
-import { cameOn, mayBeCarded, onlyTeam, reasonText, spotAsked, takerRequired, verdict } from "./legal.js";
+import { cameOn, mayBeCarded, onlyTeam, reasonText, spotAsked, takerAsked, takerRequired, verdict } from "./legal.js";
 import { drawField } from "./field.js";
 import { notice, refusedHere } from "./notices.js";
 import { fixable } from "./entries.js";
@@ -163,16 +163,26 @@ function mayPickNone(p) {
   if (p.name !== "out") return !pickRequired(p);
   return verdict(live.view, "bring_on", live.call.team).ok !== false;
 }
-/* Whether the restart's taker must be named: a penalty (10.8, `legal.taker_required`), or a player came
- * on at this stoppage, who may not take it (11.2, `legal.came_on`). */
+/* Whether the restart's taker must be named, as the engine answers it (`legal.taker_asked`, D342): a
+ * penalty (10.8, `legal.taker_required`), or a player came on who may not take it (11.2). */
 function needsTaker(team) {
-  return takerRequired(live.view) || (!!team && cameOn(live.view, team).length > 0);
+  return takerRequired(live.view) || takerAsked(live.view, team);
 }
 function pickRequired(p) {
   if (live.call.def.type === "restart_taken") return !fixing() && needsTaker(live.call.team);
   return p.required && !p.nullable;
 }
 
+
+/* Issue 27.3: the tap that completed or closed a call. A double tap's second tap (the browser counts it: the
+ * click's `detail` is 2) lands on the grid the builder uncovers: it must not start a call there. A tap of
+ * its own (`detail` 1) always counts, however quick; a key's click (`detail` 0) is no tap. */
+const DOUBLE_TAP_MS = 1000; // a bound only: the browser's own double-tap interval decides `detail`
+let closedAt = null;
+export function closedBy(ev) { closedAt = ev.detail ? ev.timeStamp : null; }
+export function fallsThrough(ev) {
+  return closedAt !== null && ev.detail > 1 && ev.timeStamp >= closedAt && ev.timeStamp - closedAt < DOUBLE_TAP_MS;
+}
 
 /* ---- starting, drawing, finishing ---------------------------------------------------------------- */
 /* `correction` (fix.js, while `live.fix` is set): {prefill: the logged event's body, preview(event or null):
@@ -509,11 +519,17 @@ function choosePlayer(n, st) {
   tryComplete("player");
 }
 
-$("b-cancel").addEventListener("click", cancel);
+// Issue 27.1: Cancel closes the call and the correction it belongs to (a click's event is no `keepFix`).
+$("b-cancel").addEventListener("click", (ev) => { closedBy(ev); cancel(); });
 $("builder").addEventListener("click", (ev) => {
   const b = ev.target.closest("button");
   const call = live.call;
   if (!b || !call) return;
+  if (fallsThrough(ev)) return; // the second tap of the one that completed a call: not a choice of the next
+  chosen(b, call);
+  if (!live.call || live.call !== call) closedBy(ev); // this tap sent the call (or ended it)
+});
+function chosen(b, call) {
   if (b.hasAttribute("data-team")) {
     chooseTeam(b.getAttribute("data-team"));
   } else if (b.hasAttribute("data-player")) {
@@ -539,7 +555,7 @@ $("builder").addEventListener("click", (ev) => {
     drawField(live.view, !!live.call && needsSpot());
     tryComplete("option");
   }
-});
+}
 $("builder").addEventListener("change", (ev) => {
   if (ev.target.id === "b-reason-text" && fixing() && live.call) tryComplete("option");
 });

@@ -20,15 +20,24 @@ const STATUS_MS = 15000;
 const LIST_MS = 5000;
 const ROLES = ["referee", "assistant1", "assistant2", "scorer"];
 
+/* The tablet's name: the one its official saved, or the default, "Tablet 5BCB" in the console's language
+ * (issue 27.10): only the default's four characters are kept, so a language switch words it anew. A default
+ * kept whole by an older console ("Tablet 5BCB", "平板 5BCB") is read as its characters. */
+const LABEL_ID = "qalisball.device.id";
+const OLD_DEFAULT = /^(?:Tablet|平板) ([0-9A-F]{4})$/;
 export function label() {
-  let l = localStorage.getItem(LABEL);
-  if (!l) {
+  const saved = localStorage.getItem(LABEL);
+  const old = saved ? saved.match(OLD_DEFAULT) : null;
+  if (saved && !old) return saved;
+  let id = localStorage.getItem(LABEL_ID) || (old && old[1]);
+  if (!id) {
     const b = new Uint8Array(2);
     crypto.getRandomValues(b);
-    l = fmt(T.device_default, { id: Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("").toUpperCase() });
-    localStorage.setItem(LABEL, l);
+    id = Array.from(b, (x) => ("0" + x.toString(16)).slice(-2)).join("").toUpperCase();
   }
-  return l;
+  localStorage.setItem(LABEL_ID, id);
+  if (old) localStorage.removeItem(LABEL);
+  return fmt(T.device_default, { id: id });
 }
 
 /* What this console's `join` carries besides the match. */
@@ -57,7 +66,7 @@ function drawLabel() {
 function saveLabel() {
   const v = " ".concat($("device-input").value).split(/\s+/).join(" ").trim().slice(0, 40);
   if (!v) return;
-  localStorage.setItem(LABEL, v);
+  if (v !== label()) localStorage.setItem(LABEL, v); // the default saved as it is stays the default
   drawLabel();
   if (connected() && !live.revoked) send("status", { device: v, queued: queue.load().length });
 }

@@ -4,7 +4,7 @@
 import { $, esc, setHtml, setText, show as showEl } from "../lib/dom.js";
 import { clockText, isHalf, returnLeft, timeUp } from "../lib/clock.js";
 import { player, playerName } from "../lib/players.js";
-import { fmt, multiAttackText, nextKickText, restartText, shootoutHtml } from "../lib/words.js";
+import { fmt, multiAttackText, nextKickText, restartText, shootoutHtml, whyText } from "../lib/words.js";
 import { D, T, TEAMS, V, allowed, other, teamName } from "./page.js";
 import { reconnecting, rejoin } from "../lib/connection.js";
 import { live } from "./state.js";
@@ -29,6 +29,11 @@ export function draw() {
   setText("phase", V.phase[s.phase]);
   showEl("report-link", s.phase === "finished" || s.phase === "abandoned");
   setText("restart", restartText(s));
+  // Issue 27.5: why the pending restart was given (rule and words), as the scoreboard says it.
+  const why = whyText(s);
+  setText("why", why);
+  $("why").title = why;
+  showEl("why", !!why);
   setText("possession", s.possession && !timeUp(s) ? fmt(T.possession_of, { team: teamName(s.possession) }) + (s.attacking ? T.attacking_paren : "") : "");
   setText("ma", timeUp(s) ? "" : multiAttackText(s));
   drawEnds(s);

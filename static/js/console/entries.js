@@ -72,19 +72,10 @@ function rosterWords(e) {
   return t + " " + parts.join(" ");
 }
 
-/* Whether an entry no longer counts: voided, or replaced by an amend that still stands (D8, M3). */
-export function isVoided(e) {
-  let by = e.voided_by;
-  while (by !== null && by !== undefined) {
-    const r = live.log.find((x) => x.seq === by);
-    if (!r || r.type === "void") return true;
-    if (r.voided_by === null || r.voided_by === undefined) return true; // replaced by a standing amend
-    const undo = live.log.find((x) => x.seq === r.voided_by);
-    if (undo && undo.type === "void") return false; // the amend was undone: this stands again
-    by = r.voided_by;
-  }
-  return false;
-}
+/* Whether an entry no longer counts (D8, M3): the server's answer (the log's `struck`, from
+ * qalisball/rules/corrections.py::struck; D344), never worked out here. An entry that came live is new:
+ * it counts; a correction arriving live has the log fetched again (log.js), with the marks it changed. */
+export function isVoided(e) { return e.struck === true; }
 
 /* A log entry in the Undo button's words: "Goal, home #7 Li, 12:31". */
 export function undoWhat(e) { return describe(e) + (entryTime(e) ? T.sep + entryTime(e) : ""); }

@@ -16,6 +16,16 @@ function svgEl(name, attrs, text) {
   return n;
 }
 
+/* Issue 27.10: a label centred on `x` but moved along so that all of it is inside the drawing (a corner's
+ * words at the field's corner were cut at its edge), as wide as the browser measures it in this language. */
+function inside(text, x) {
+  const vb = svg.viewBox && svg.viewBox.baseVal;
+  if (!vb || !vb.width) return;
+  const half = text.getComputedTextLength() / 2 + 0.3; // the outline's half width, and a little air
+  const lo = vb.x + half, hi = vb.x + vb.width - half;
+  text.setAttribute("x", lo > hi ? vb.x + vb.width / 2 : Math.min(Math.max(x, lo), hi));
+}
+
 /* The field's marks: the ends, the pending restart's spot and words, the spot of the call being built;
  * `awaiting`: the call being built waits for a tap on the field. */
 export function drawField(s, awaiting) {
@@ -31,9 +41,10 @@ export function drawField(s, awaiting) {
   if (r) {
     overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 1.4, fill: "none", stroke: "#fff", "stroke-width": 0.25, class: "pulse" }));
     overlay.appendChild(svgEl("circle", { cx: r.spot.x, cy: r.spot.y, r: 0.8, fill: D.colors[r.team], stroke: "#fff", "stroke-width": 0.2, class: "restart-spot" }));
-    const tx = Math.min(Math.max(r.spot.x, 4), L - 4);
     const ty = r.spot.y > W - 3 ? r.spot.y - 1.6 : r.spot.y + 2.4;
-    overlay.appendChild(svgEl("text", { x: tx, y: ty, "text-anchor": "middle", "font-size": 1.5, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "restart-label" }, V.restart[r.type] + " · " + teamName(r.team)));
+    const label = svgEl("text", { x: r.spot.x, y: ty, "text-anchor": "middle", "font-size": 1.5, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "restart-label" }, V.restart[r.type] + " · " + teamName(r.team));
+    overlay.appendChild(label);
+    inside(label, r.spot.x);
   }
   const call = live.call;
   if (call && call.spot) {
@@ -44,7 +55,9 @@ export function drawField(s, awaiting) {
     const mark = { stroke: "#ffeb3b", "stroke-width": 0.25, "paint-order": "stroke" };
     overlay.appendChild(svgEl("circle", Object.assign({ cx: c.x, cy: c.y, r: 0.9, fill: "none", class: "kb-cursor" }, mark)));
     overlay.appendChild(svgEl("path", Object.assign({ d: `M${c.x - 1.6} ${c.y}h3.2M${c.x} ${c.y - 1.6}v3.2` }, mark)));
-    overlay.appendChild(svgEl("text", { x: Math.min(Math.max(c.x, 3), L - 3), y: c.y > W - 3 ? c.y - 1.6 : c.y + 2.4, "text-anchor": "middle", "font-size": 1.3, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "kb-cursor-at" }, `${c.x} m, ${c.y} m`));
+    const at = svgEl("text", { x: c.x, y: c.y > W - 3 ? c.y - 1.6 : c.y + 2.4, "text-anchor": "middle", "font-size": 1.3, fill: "#fff", stroke: "#000", "stroke-width": 0.25, "paint-order": "stroke", class: "kb-cursor-at" }, `${c.x} m, ${c.y} m`);
+    overlay.appendChild(at);
+    inside(at, c.x);
   }
   svg.classList.toggle("awaiting", !!awaiting);
   // D182: while a call waits for its spot the field is a stop of Tab too (its prompt says what to mark).

@@ -14,9 +14,9 @@ import { CALLS, T, V, may } from "./page.js";
 import { live, redraw, setFix } from "./state.js";
 import * as queue from "./queue.js";
 import { actionOf, describe, entryEvent, entryTime, fixable } from "./entries.js";
-import { cancel as cancelCall, start as startCall } from "./builder.js";
+import { cancel as cancelCall, closedBy, start as startCall } from "./builder.js";
 import { submit } from "./calls.js";
-import { disallowedGoalCall } from "./legal.js";
+import { disallowedGoalCall, refusalText } from "./legal.js";
 
 const SKIP = new Set(["seq", "by", "at_ms", "received_at", "voided_by", "id", "_period"]); // the log's own fields
 
@@ -196,7 +196,7 @@ function changes(before, after) {
 
 function refusal(data) {
   const head = data.error === "rule" ? fmt(T.refused_rule, { rule: data.rule }) : T[data.error] || T.refused;
-  let html = '<b class="no">' + esc(head) + "</b> " + esc(ruleTitle(data.rule)) + '<p class="msg">' + esc(data.message || "") + "</p>";
+  let html = '<b class="no">' + esc(head) + "</b> " + esc(ruleTitle(data.rule)) + '<p class="msg">' + esc(refusalText(data)) + "</p>";
   if (data.first_refused) {
     const e = live.log.find((x) => x.seq === data.first_refused);
     const text = e ? what(e) : "#" + data.first_refused;
@@ -215,8 +215,8 @@ function save() {
   submit(body);
 }
 
-$("fix-save").addEventListener("click", save);
-$("fix-banner-cancel").addEventListener("click", end);
+$("fix-save").addEventListener("click", (ev) => { closedBy(ev); save(); });
+$("fix-banner-cancel").addEventListener("click", (ev) => { closedBy(ev); end(); });
 $("fix-other").addEventListener("click", () => {
   const f = live.fix;
   if (!f) return;

@@ -1,11 +1,13 @@
 /* The offline forecast: what the console shows while its calls wait in the queue.
  *
  * Only what cannot disagree with the server once the calls are accepted (issue 10, item 2): the
- * score (a goal adds one), the clock (pause, resume, set; a half's start and end), the cards (a
- * yellow; a second yellow or a red sends off), who is on the field (substitutions where the last
- * known `legal` allowed them, injuries, sendings-off) and the coin toss's ends. Everything the
- * engine rules on — the restart, possession, the phase after the second half, what is legal next —
- * is "to be ruled" (`ruling: true`, `legal: null`) until the server answers.
+ * score (a goal adds one), the clock (pause, resume, set; a half's start and end), the cards, who is
+ * on the field (substitutions where the last known `legal` allowed them, injuries, sendings-off) and
+ * the coin toss's ends. It decides no rule (issue 28 item 6, D340): what a card does to a player and
+ * where a half's start or end leads are the engine's answers (`opts.rules`, the page data's `forecast`:
+ * qalisball/rules/forecast.py); a card or a half's call the engine has no answer for stays "to be
+ * ruled". Everything the engine rules on — the restart, possession, the phase after the second half,
+ * what is legal next — is "to be ruled" (`ruling: true`, `legal: null`) until the server answers.
  *
  * Pure: no DOM, no clock (`opts.now` is the server's time as the page estimates it), so Node runs
  * it too (tests/forecast_runner.mjs, tests/test_forecast_equals_server.py).
@@ -14,13 +16,15 @@
 const HALVES = ["first_half", "second_half"];
 
 /* `state`: the server's public state; `bodies`: the calls not yet in it, in order, as posted.
- * `opts`: {now, half_ms, halftime_ms}. Returns a new state-like object; `state` is not changed. */
+ * `opts`: {now, rules} (`rules`: the engine's answers, qalisball/rules/forecast.py). Returns a new
+ * state-like object; `state` is not changed. */
 export function forecast(state, bodies, opts = {}) {
   if (!bodies.length) return state;
   const s = JSON.parse(JSON.stringify(state));
   const legal = state.legal || null;
   const now = opts.now === undefined ? s.server_time_ms : opts.now;
   const clock = readClock(s, legal, now);
+  const rules = opts.rules || {};
 
   // The last known `legal` describes the state before the first waiting call only.
   let legalKnown = !!legal;
@@ -30,10 +34,10 @@ export function forecast(state, bodies, opts = {}) {
         s.score[b.team] += 1;
         break;
       case "card":
-        card(s.teams[b.team], b.player, b.color);
+        card(rules, s.teams[b.team], b.player, b.color);
         break;
       case "foul":
-        if (b.card && b.player !== null && b.player !== undefined) card(s.teams[b.team], b.player, b.card);
+        if (b.card && b.player !== null && b.player !== undefined) card(rules, s.teams[b.team], b.player, b.card);
         break;
       case "substitution":
         if (!legalKnown || allowed(legal, b.out === null || b.out === undefined ? "bring_on" : "substitution", b.team)) {
@@ -53,23 +57,8 @@ export function forecast(state, bodies, opts = {}) {
         s.ends = { home: b.home_end, away: b.home_end === "x0" ? "xL" : "x0" };
         break;
       case "period_start":
-        if (s.phase === "halftime") {
-          s.phase = "second_half";
-          s.period = 2;
-          s.ends = null; // the ends switch: shown again once the server says so
-        } else {
-          s.phase = "first_half";
-          s.period = 1;
-        }
-        Object.assign(clock, { running: true, elapsed: 0, length: opts.half_ms || clock.length });
-        break;
       case "period_end":
-        if (s.phase === "first_half") {
-          s.phase = "halftime";
-          Object.assign(clock, { running: true, elapsed: 0, length: opts.halftime_ms || clock.length });
-        } else {
-          clock.running = false; // finished or a shootout: the server says which
-        }
+        halfCall(s, clock, rules, b.type);
         break;
       case "abandon":
         s.phase = "abandoned";
@@ -122,14 +111,33 @@ export function allowed(legal, call, team) {
   return false;
 }
 
-function card(ts, n, color) {
-  if (ts.sent_off.indexOf(n) >= 0) return;
-  if (color === "yellow" && ts.yellow.indexOf(n) < 0) {
+/* A card, as the engine answers it for the player's standing (`rules.cards`, 9.3): cautioned, sent off,
+ * or not known (refused, or no answer: to be ruled, nothing shown). */
+function card(rules, ts, n, color) {
+  const standing = ts.sent_off.indexOf(n) >= 0 ? "sent_off" : ts.yellow.indexOf(n) >= 0 ? "yellow" : "clean";
+  const after = ((rules.cards || {})[standing] || {})[color];
+  if (!after || after === standing) return;
+  if (after === "yellow") {
     ts.yellow.push(n);
     ts.yellow.sort((a, b) => a - b);
-    return;
+  } else if (after === "sent_off") {
+    leave(ts, n, "sent_off");
   }
-  leave(ts, n, "sent_off"); // a second yellow, or a red
+}
+
+/* A half's start or end, where the engine says it leads from this phase (`rules.phases`, 3.1): its phase,
+ * period and clock; the ends, when they switch, are shown again once the server says so. Without an
+ * answer for the phase the call stays to be ruled; with no phase in the answer (the end of the second
+ * half: finished or a shootout, by the score) the clock stops and the server says which. */
+function halfCall(s, clock, rules, call) {
+  const next = ((rules.phases || {})[s.phase] || {})[call];
+  if (!next) return;
+  if (next.phase) {
+    s.phase = next.phase;
+    s.period = next.period;
+  }
+  if (next.ends_switch) s.ends = null;
+  Object.assign(clock, { running: next.clock.running, elapsed: next.phase ? 0 : clock.elapsed, length: next.clock.length_ms });
 }
 
 function leave(ts, n, list) {

@@ -11,6 +11,7 @@
  */
 import { elapsed, isHalf } from "../lib/clock.js";
 import { reasonText as renderReason } from "../lib/words.js";
+import { data } from "../lib/page.js";
 import { allowed, role, teamName } from "./page.js";
 import { redraw } from "./state.js";
 
@@ -20,10 +21,9 @@ export function verdict(state, call, team) {
   const legal = state && state.legal;
   if (!legal || !legal.calls || !(call in legal.calls)) return { ok: null };
   if (seenByAnother(state, call, team)) return { ok: true }; // the server answers "already logged by …"
-  const v = plain(legal, call, team);
-  // A replacement for nobody (after a red card or an injury) is a substitution too.
-  if (v.ok === false && call === "substitution" && "bring_on" in legal.calls && plain(legal, "bring_on", team).ok) return { ok: true };
-  return v;
+  // A button standing for several calls has the engine's own verdict (`legal.buttons`, D341: the
+  // substitution, a replacement for nobody included, 11.2).
+  return plain(legal.buttons && call in legal.buttons ? legal.buttons : legal.calls, legal.reasons, call, team);
 }
 
 /* M4, D167: is `call` (for `team`, or either) the call another official logged just now, still open? */
@@ -44,14 +44,14 @@ function stillOpen(state, w) {
   return true;
 }
 
-function plain(legal, call, team) {
-  let v = legal.calls[call];
+function plain(calls, reasons, call, team) {
+  let v = calls[call];
   if (v !== null && typeof v === "object") {
     if (team) v = v[team];
     else v = v.home === true || v.away === true ? true : v.home;
   }
   if (v === true) return { ok: true };
-  return { ok: false, reason: legal.reasons[v] || null };
+  return { ok: false, reason: reasons[v] || null };
 }
 
 export function usable(state, call, team) { return verdict(state, call, team).ok !== false; }
@@ -71,6 +71,13 @@ export function cameOn(state, team) {
  * wait there is no `legal`: none is asked for, and the server rules on the restart when it is sent. */
 export function takerRequired(state) {
   return !!(state && state.legal && state.legal.taker_required);
+}
+
+/* Whether the builder asks who takes `team`'s restart, as the engine answers it (`legal.taker_asked`, D342:
+ * a penalty's taker, 10.8, or a player who came on may not take it, 11.2). No `legal`: none asked. */
+export function takerAsked(state, team) {
+  const asked = state && state.legal && state.legal.taker_asked;
+  return !!(asked && team && asked[team]);
 }
 
 /* Whether `call` asks for a tap on the field now, as the engine answers it (`legal.spot`): "required"
@@ -95,3 +102,12 @@ export function disallowedGoalCall(state) {
 /* A reason of `legal` (or a refusal's template and params) in the page's language: the one renderer
  * (lib/words.js), with this match's team names. */
 export function reasonText(r) { return renderReason(r, teamName); }
+
+/* Issue 27.6, D200: a refusal the server answered (a 409 with the engine's `template` and `params`) in the
+ * console's own language, teams by their names, whatever language the request was answered in; the
+ * server's `message` only when the template is not one of the engine's (then it is the server's words). */
+export function refusalText(answer) {
+  if (!answer) return "";
+  if (answer.template && (data.rule_templates || {})[answer.template] !== undefined) return reasonText(answer);
+  return answer.message || "";
+}

@@ -9,7 +9,7 @@ import { appendEntry, live, setLog } from "./state.js";
 import { actionOf, describe, entryEvent, entryTime, fixable, isVoided, undoWhat, voidedWhat } from "./entries.js";
 import * as queue from "./queue.js";
 import { ruleTitle } from "../lib/words.js";
-import { reasonText, verdict } from "./legal.js";
+import { reasonText, refusalText, verdict } from "./legal.js";
 import * as fix from "./fix.js";
 import * as notes from "./notes.js";
 import { hintFor, notice, refusedHere } from "./notices.js";
@@ -142,6 +142,8 @@ export function addEntry(e) {
   if (live.log.some((x) => x.seq === e.seq)) return;
   if (live.log.length && e.seq > live.log[live.log.length - 1].seq + 1) { resyncLog(); return; }
   appendEntry(e);
+  // A correction changes which entries count (D8, M3): the server's log says so again (its `struck`, D344).
+  if (e.type === "void" || e.type === "amend") resyncLog();
   // M6: a reopen arriving live replaces whatever the console said while the match was locked (a
   // refusal citing M6 would otherwise stay up) with the organiser's reason.
   if (e.type === "reopen") notice({ kind: "decision", rule: "M6", title: V.event.reopen, msg: fmt(T.reopened_notice, { reason: e.reason }) });
@@ -200,7 +202,7 @@ export function refused(data, body, queued) {
   const rule = data && data.rule;
   const head = data && data.error === "rule" ? fmt(T.refused_rule, { rule: rule }) : T[data && data.error] || T.refused;
   const what = body.type === "void" ? fmt(T.undo_label, { what: voidedWhat(body.target) }) : describe(body);
-  let msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + ((data && data.message) || "");
+  let msg = (queued ? T.queued_refused + T.colon : "") + what + " — " + refusalText(data);
   const fields = flattenFields(data && data.fields, "", []);
   if (fields.length) msg += T.colon + fields.join("; ");
   // SPEC M1: a call queued offline arrives after another official's later call. It was made, so it is

@@ -15,6 +15,7 @@
  *   notes.js     notes for the referee's report (M7)
  *   sheet.js     confirming the score, signing the sheet, the lock (M6)
  *   devices.js   this tablet's label, its queue reports, the referee's list of consoles, revocation
+ *   leave.js     Back closes an open call; leaving with a half-built call or calls waiting asks first
  *
  * The server is the referee of the rules: the page greys what the state's `legal` refuses, shows the
  * engine's reason, and sends every call for the engine to rule on.
@@ -28,9 +29,9 @@ import { D, KEYS as CALL_KEYS, T, allowed, matchId } from "./page.js";
 import { live, onRedraw, setServer, setView } from "./state.js";
 import * as queue from "./queue.js";
 import { forecast } from "./forecast.js";
-import { verdict } from "./legal.js";
+import { refusalText, verdict } from "./legal.js";
 import { submit } from "./calls.js";
-import { key as builderKey, start } from "./builder.js";
+import { key as builderKey, fallsThrough, start } from "./builder.js";
 import { draw, netStatus, shootoutFirst, shootoutStartBody, tick } from "./draw.js";
 import { addEntry, decided, drawLog, duplicate, refused, resyncLog, undo } from "./log.js";
 import { notice } from "./notices.js";
@@ -39,11 +40,12 @@ import * as roster from "./roster.js";
 import * as devices from "./devices.js";
 import "./notes.js";
 import * as horn from "./horn.js";
+import { closeAll } from "./leave.js";
 
 /* The server's state, then the forecast of the calls it does not have yet. */
 function recompute() {
   const waiting = queue.pending(live.server.seq);
-  setView(forecast(live.server, waiting, { now: serverNow(), half_ms: D.half_ms, halftime_ms: D.halftime_ms }));
+  setView(forecast(live.server, waiting, { now: serverNow(), rules: D.forecast }));
   draw();
   drawLog();
   devices.report(false);
@@ -74,23 +76,42 @@ function answered(body, res, sentAfterOutage, outageOver) {
     roster.answered(body, true, "");
   } else {
     refused(res.data, body, sentAfterOutage);
-    roster.answered(body, false, (res.data && res.data.message) || T.refused);
+    roster.answered(body, false, refusalText(res.data) || T.refused);
   }
   if (outageOver) resync();
   recompute();
+  startDeferred(); // after the answer's own notice: a greyed press is told why
 }
 
-/* A call button or its key: a new call, or while a correction chooses its call, that call (fix.js). */
+/* A call button or its key: a new call, or while a correction chooses its call, that call (fix.js).
+ * Issue 27.3: while the call just sent waits for its answer (online: a moment), the state has no `legal`;
+ * the call pressed meanwhile opens once the answer is there, greyed or not as the new `legal` says. */
+let deferred = null;
+function awaitingAnswer() {
+  return !live.fix && !live.view.legal && !live.revoked && queue.isOnline() && queue.load().length > 0;
+}
 function startCall(action) {
-  if (live.fix) fix.chooseCall(action);
-  else start(action);
+  if (live.fix) { fix.chooseCall(action); return; }
+  if (awaitingAnswer()) { deferred = action; return; }
+  deferred = null;
+  start(action);
+}
+function startDeferred() {
+  if (!deferred || awaitingAnswer()) return;
+  const action = deferred;
+  deferred = null;
+  if (!live.call) startCall(action);
 }
 
 onRedraw(draw);
 
 /* ---- buttons and keys ----------------------------------------------------------------------- */
 document.querySelectorAll("[data-action]").forEach((b) => {
-  b.addEventListener("click", () => { b.blur(); startCall(b.getAttribute("data-action")); });
+  b.addEventListener("click", (ev) => {
+    b.blur();
+    if (fallsThrough(ev)) return; // issue 27.3: a double tap's second tap, on the grid the builder uncovered
+    startCall(b.getAttribute("data-action"));
+  });
 });
 document.querySelectorAll("[data-first]").forEach((b) => {
   b.addEventListener("click", () => shootoutFirst(b.getAttribute("data-first")));
@@ -127,7 +148,7 @@ document.addEventListener("keydown", (ev) => {
   }
   if (live.call) { builderKey(ev); return; }
   const k = ev.key;
-  if (k === "Escape" && live.fix) { fix.end(); return; }
+  if (k === "Escape" && live.fix) { closeAll(); return; }
   if (k === " ") {
     ev.preventDefault();
     if (allowed.has("clock")) startCall(live.view.clock.running || verdict(live.view, "pause", null).ok === true ? "pause" : "resume");
@@ -148,14 +169,23 @@ muteBtn.addEventListener("click", () => { horn.setMuted(!horn.muted()); drawMute
 drawMute();
 
 /* ---- live ---------------------------------------------------------------------------------------- */
+/* A state from the room. A join's answer is a state without its entries: one newer than the log (a call
+ * logged between this page's rendering and its join, or while it was away) means the log missed entries
+ * and their marks (D344's struck): fetch it again. */
+function liveState(s) {
+  acceptState(s);
+  const logged = live.log.length ? live.log[live.log.length - 1].seq : 0;
+  if (s && s.seq > logged) resyncLog();
+}
+
 connect(matchId, {
-  state: acceptState,
+  state: liveState,
   event: addEntry,
   status: (up) => { if (up) queue.pump(); netStatus(); },
   join: devices.joinData,
   revoked: devices.revoked,
 });
-queue.start({ answered: answered, changed: recompute, serverSeq: () => live.server.seq, revoked: devices.revoked });
+queue.start({ answered: answered, changed: () => { recompute(); startDeferred(); }, serverSeq: () => live.server.seq, revoked: devices.revoked });
 devices.start();
 recompute();
 setInterval(tick, 100);

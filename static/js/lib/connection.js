@@ -58,8 +58,27 @@ export function send(name, payload) { if (current) current.socket.emit(name, pay
 
 export function connect(matchId, handlers) {
   if (typeof io !== "function") return null;
+  // An official's connection proves its role when it connects (D244): the CSRF token of its role cookie.
+  // Refused (D296: a role cookie revoked since the page was rendered, or an address throttled), it connects
+  // again as anyone's: the page follows the match as a spectator's would, and a revoked role says so (D158).
   const official = data.role && data.csrf;
-  const socket = io(official ? { reconnectionDelayMax: 4000, query: { official: 1 } } : { reconnectionDelayMax: 4000 });
+  let socket = null;
+  function open(asOfficial) {
+    if (socket) { socket.removeAllListeners(); socket.close(); }
+    socket = io(asOfficial
+      ? { reconnectionDelayMax: 4000, query: { official: 1 }, auth: { csrf: data.csrf }, forceNew: true }
+      : { reconnectionDelayMax: 4000, forceNew: true });
+    wire(socket);
+    if (asOfficial) {
+      socket.on("connect_error", (err) => {
+        if (socket.active) return; // a network error: Socket.IO tries again by itself
+        open(false); // refused by the server: watch as anyone
+        if (current) current.socket = socket;
+        if (err && err.message === "unauthorized" && handlers.revoked) handlers.revoked(null);
+      });
+    }
+    return socket;
+  }
   let last = null; // the last whole state received, kept apart from what the page may change
   // The last log entry handed to handlers.event (each one once, in order): the page was rendered with
   // every entry up to its own state's.
@@ -84,30 +103,33 @@ export function connect(matchId, handlers) {
     setRoster(s);
     if (handlers.state) handlers.state(s);
   }
-  socket.on("connect", () => { join(); if (handlers.status) handlers.status(true); });
-  socket.on("disconnect", () => {
-    delete document.body.dataset.live;
-    markStale(true);
-    if (handlers.status) handlers.status(false);
-  });
-  socket.on("connect_error", () => { markStale(true); });
-  socket.on("state", gotState);
-  socket.on("event", (e) => { heard = localNow(); gotEvent(e); });
-  socket.on("update", (u) => {
-    heard = localNow();
-    // A join's answer can overtake the update: its state is already shown, but its event (a goal's
-    // pop-up) is still news.
-    gotEvent(u.event);
-    if (last && u.seq <= last.seq) return;
-    const s = u.state || (last && last.seq === u.base ? patched(last, u.patch) : null);
-    if (s) gotState(s);
-    else if (!last || u.seq > last.seq) join(); // a change was missed: joining again answers the whole state
-  });
-  socket.on("token_revoked", (d) => { if (handlers.revoked) handlers.revoked(d && d.role); });
-  socket.on("logos", (d) => { if (handlers.logos) handlers.logos(d); }); // a team's logo changed
-  socket.on("error", (d) => {
-    if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
-  });
+  function wire(socket) {
+    socket.on("connect", () => { join(); if (handlers.status) handlers.status(true); });
+    socket.on("disconnect", () => {
+      delete document.body.dataset.live;
+      markStale(true);
+      if (handlers.status) handlers.status(false);
+    });
+    socket.on("connect_error", () => { markStale(true); });
+    socket.on("state", gotState);
+    socket.on("event", (e) => { heard = localNow(); gotEvent(e); });
+    socket.on("update", (u) => {
+      heard = localNow();
+      // A join's answer can overtake the update: its state is already shown, but its event (a goal's
+      // pop-up) is still news.
+      gotEvent(u.event);
+      if (last && u.seq <= last.seq) return;
+      const s = u.state || (last && last.seq === u.base ? patched(last, u.patch) : null);
+      if (s) gotState(s);
+      else if (!last || u.seq > last.seq) join(); // a change was missed: joining again answers the whole state
+    });
+    socket.on("token_revoked", (d) => { if (handlers.revoked) handlers.revoked(d && d.role); });
+    socket.on("logos", (d) => { if (handlers.logos) handlers.logos(d); }); // a team's logo changed
+    socket.on("error", (d) => {
+      if (d && d.error === "unauthorized" && handlers.revoked) handlers.revoked(null);
+    });
+  }
+  open(!!official);
   setInterval(() => { if (socket.connected) join(); }, 30000);
   // A connection that stays open while the server says nothing (a hung server, a half-open link): the
   // re-join above is answered every 30 s, so 45 s of silence means the data is stale.

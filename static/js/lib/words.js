@@ -18,7 +18,7 @@ export function namesOf(state) { return (t) => state.teams[t].name; }
 // The params of a reason that name a team, an event type, or an N_ phrase (as the server's renderer).
 const TEAM_PARAMS = new Set(["team", "restarting", "winner", "due"]);
 const EVENT_PARAMS = new Set(["event", "event_type", "type"]);
-const PHRASE_PARAMS = new Set(["phase", "what", "restart"]);
+const PHRASE_PARAMS = new Set(["phase", "what", "restart", "reason"]);
 
 /* A reason of the engine (`legal`'s reasons, a refusal, the `why` of a restart) in the page's language,
  * from the engine's own templates (page data `rule_templates`): params naming a team show its name
@@ -30,7 +30,9 @@ export function reasonText(r, teamName) {
   const params = {};
   Object.keys(r.params || {}).forEach((k) => {
     let v = r.params[k];
-    if (TEAM_PARAMS.has(k) && (v === "home" || v === "away")) v = teamName(v);
+    // A nested refusal (a correction's replay, D200): "its words (rule n)".
+    if (v && typeof v === "object" && v.template) v = reasonText(v, teamName) + " " + fmt(T.rule_paren || "(rule {rule})", { rule: v.rule });
+    else if (TEAM_PARAMS.has(k) && (v === "home" || v === "away")) v = teamName(v);
     else if (EVENT_PARAMS.has(k) && typeof v === "string" && V.event[v]) v = V.event[v];
     else if (PHRASE_PARAMS.has(k) && typeof v === "string" && v) v = RT[v] || v;
     params[k] = v;

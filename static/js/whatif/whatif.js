@@ -7,6 +7,7 @@ import { data, T, V } from "../lib/page.js";
 import { $, esc } from "../lib/dom.js";
 import { authHeaders, formSay } from "../lib/forms.js";
 import { mmss } from "../lib/clock.js";
+import { fmt } from "../lib/words.js";
 
 const lang = data.lang === "zh" ? "zh" : "en";
 let catalogue = {};  // event type -> its catalogue entry
@@ -23,6 +24,26 @@ function callWords(e) {
   const spot = e.spot ? ` (${e.spot.x}, ${e.spot.y})` : "";
   const card = e.card ? ` · ${V.card[e.card] || e.card}` : "";
   return `${what}${who ? " · " + who : ""}${spot}${card}`;
+}
+
+/* An error the server answered, in the page's language (D295): a rule's refusal (409 "rule") is worded by
+ * the server in the request's language (the page's: ?lang=); every other error by its code, with the fields
+ * it names; an answer that is no JSON of ours (a proxy's page, no connection) by its status. */
+function errorText(status, a) {
+  if (a && a.error === "rule" && a.message) return `${a.rule ? a.rule + " " : ""}${a.message}`;
+  const code = a && a.error ? a.error : "";
+  let text = T[`error_${code}`] || fmt(T.error_other, { status: status || "—" });
+  if (a && a.fields && typeof a.fields === "object") text += ` (${Object.keys(a.fields).join(", ")})`;
+  return text;
+}
+
+/* A POST of this page: resolves to {ok, status, answer}, answer null when the body is no JSON. */
+function post(url, body) {
+  const sep = url.indexOf("?") < 0 ? "?" : "&";
+  return fetch(`${url}${sep}lang=${lang}`, {
+    method: "POST", headers: authHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body),
+  }).then((r) => r.json().catch(() => null).then((a) => ({ ok: r.ok && !!a, status: r.status, answer: a })),
+    () => ({ ok: false, status: 0, answer: null }));
 }
 
 function drawLog() {
@@ -152,14 +173,12 @@ $("change").addEventListener("submit", (ev) => {
     : k === "amend" ? { type: "amend", target: picked.seq, event: readEvent(form, $("event-type").value), reason: reason }
     : { type: "insert", after: picked.seq, event: readEvent(form, $("event-type").value), reason: reason };
   const changes = [change];
-  fetch(`/api/matches/${data.match}/what-if`, {
-    method: "POST", headers: authHeaders({ "Content-Type": "application/json" }), body: JSON.stringify({ changes: changes }),
-  }).then((r) => r.json().then((a) => {
-    if (!r.ok) { formSay(form, `${a.rule ? a.rule + " " : ""}${a.message || r.status}`, true); return; }
+  post(`/api/matches/${data.match}/what-if`, { changes: changes }).then(({ ok, status, answer: a }) => {
+    if (!ok) { formSay(form, errorText(status, a), true); return; }
     formSay(form, "", false);
     asked = { changes: changes, answer: a };
     drawOutcomes(a);
-  }));
+  });
 });
 
 if ($("decision")) {
@@ -179,13 +198,11 @@ if ($("decision")) {
       body.result = { home: w.score.home, away: w.score.away, winner: w.winner ? ids[w.winner] : null };
       if (w.shootout && w.shootout.score) body.result.shootout = { home: w.shootout.score.home, away: w.shootout.score.away };
     }
-    fetch(data.protest.decision_url, {
-      method: "POST", headers: authHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body),
-    }).then((r) => r.json().then((a) => {
-      if (!r.ok) { formSay(form, a.message || String(r.status), true); return; }
+    post(data.protest.decision_url, body).then(({ ok, status, answer: a }) => {
+      if (!ok) { formSay(form, errorText(status, a), true); return; }
       formSay(form, T.decided, false);
       form.querySelector("button").disabled = true;
-    }));
+    });
   });
 }
 
