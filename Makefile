@@ -29,8 +29,11 @@ run-cluster: $(STAMP)
 system-deps:
 	./scripts/ensure-system-deps.sh
 
+# Two workers (pytest-xdist): the suite waits on browsers and servers as much as it computes, and CI stops a run
+# that takes 15 minutes; one process took 12–14 of them. TEST_ARGS replaces the worker options (TEST_ARGS= for one process).
+TEST_ARGS ?= -n 2 --dist worksteal
 test: $(STAMP) system-deps
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
