@@ -146,3 +146,27 @@ def test_V1_11_2_a_match_stored_without_a_rule_set_is_2_0(app: Flask, client: Fl
     m = app.extensions["qalisball"].create(data)
     assert "rule_set" not in m.data["rules"]
     assert client.get(f"/api/matches/{m.id}").get_json()["rule_set"] == "2.0"
+
+
+def test_V1_1_V1_D2_V1_D3_V1_D15_what_a_rule_book_does_not_allow_is_said_in_the_requests_language(client: FlaskClient) -> None:
+    """SPEC §11.2/§11.3's refusals went out in English to a Chinese page (issue 28 review): each is a message id
+    with params now, worded in the request's language, its rule cited, with API.md's English in ``fields_en``."""
+    body = v1_request(multi_attack={"mode": "trailing"})
+    body["field"] = {"length": 55, "width": 31, "side_lines": False}
+    chinese = client.post("/api/matches?lang=zh", json=body, headers=auth(ADMIN)).get_json()
+    fields = chinese["fields"]
+    assert fields["field.length"] == [fields["field.length"][0]] and "场地长度为" in fields["field.length"][0]
+    assert "场地宽度" in fields["field.width"][0] and "边线" in fields["field.side_lines"][0]
+    assert "多次进攻机会" in fields["rules.multi_attack.mode"][0] and "（规则 V1-D15）" in fields["rules.multi_attack.mode"][0]
+    assert "（规则 V1-D3）" in fields["field.side_lines"][0]
+    assert all(not any(c.isascii() and c.isalpha() and c not in "VD" for c in words[0]) for words in fields.values()), fields
+    english = chinese["fields_en"]
+    assert english["field.side_lines"] == ["rule book 1.0 restarts at the side lines: the field must have them (V1-D3)"]
+    assert "(V1-1)" in english["field.length"][0]
+    body = demo_request()
+    body["rules"] = {"shootout_on_draw": True}
+    chinese = client.post("/api/matches?lang=zh", json=body, headers=auth(ADMIN)).get_json()
+    assert (
+        "罚球大战" in chinese["fields"]["rules.shootout_on_draw"][0]
+        and "（规则 V1-D2）" in chinese["fields"]["rules.shootout_on_draw"][0]
+    )

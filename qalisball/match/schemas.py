@@ -302,25 +302,64 @@ def rule_set_problems(rules: dict[str, Any], field: dict[str, Any]) -> dict[str,
     if book is None:
         return {}  # the field's own validator has refused it
     problems: dict[str, list[str]] = {}
+
+    def say(key: str, msgid: str, **params: Any) -> None:
+        # English for API.md's ``fields``; the message id for the request's language (validation_words.py).
+        problems[key] = [Said(msgid.format(**params), msgid, **params)]
+
     (low, high), length = book.length_m, field.get("length")
     if length is not None and not low <= length <= high:
-        problems["field.length"] = [f"rule book {rule_set}: the length is {low:g}–{high:g} m ({book.cite('2.1')})"]
+        say(
+            "field.length",
+            N_("rule book {rule_set}: the length is {low}–{high} m ({rule})"),
+            rule_set=rule_set,
+            low=f"{low:g}",
+            high=f"{high:g}",
+            rule=book.cite("2.1"),
+        )
     wlow, whigh = book.width_m
     width = field.get("width")
     if width is not None and (width < wlow or (whigh is not None and width > whigh)):
-        bounds = f"{wlow:g}–{whigh:g} m" if whigh is not None else f"at least {wlow:g} m"
-        problems["field.width"] = [f"rule book {rule_set}: the width is {bounds} ({book.cite('2.1')})"]
+        if whigh is not None:
+            say(
+                "field.width",
+                N_("rule book {rule_set}: the width is {low}–{high} m ({rule})"),
+                rule_set=rule_set,
+                low=f"{wlow:g}",
+                high=f"{whigh:g}",
+                rule=book.cite("2.1"),
+            )
+        else:
+            say(
+                "field.width",
+                N_("rule book {rule_set}: the width is at least {low} m ({rule})"),
+                rule_set=rule_set,
+                low=f"{wlow:g}",
+                rule=book.cite("2.1"),
+            )
     if book.side_lines_required and field.get("side_lines") is False:
-        problems["field.side_lines"] = [f"rule book {rule_set} restarts at the side lines: the field must have them (V1-D3)"]
+        say(
+            "field.side_lines",
+            N_("rule book {rule_set} restarts at the side lines: the field must have them ({rule})"),
+            rule_set=rule_set,
+            rule="V1-D3",
+        )
     mode = (rules.get("multi_attack") or {}).get("mode", "off")
     if not book.multi_attack and mode != "off":
-        problems["rules.multi_attack.mode"] = [
-            f"rule book {rule_set} has no multiple attack opportunities: must be off ({book.cite('13.1')})"
-        ]
+        say(
+            "rules.multi_attack.mode",
+            N_("rule book {rule_set} has no multiple attack opportunities: must be off ({rule})"),
+            rule_set=rule_set,
+            rule=book.cite("13.1"),
+        )
     if book.shootout and rules.get("shootout_on_draw"):
-        problems["rules.shootout_on_draw"] = [
-            f"rule book {rule_set} always has a shootout ({book.cite('3.2')}): only a 1.0 match may set it (V1-D2)"
-        ]
+        say(
+            "rules.shootout_on_draw",
+            N_("rule book {rule_set} always has a shootout ({rule}): only a 1.0 match may set it ({only})"),
+            rule_set=rule_set,
+            rule=book.cite("3.2"),
+            only="V1-D2",
+        )
     return problems
 
 
