@@ -47,7 +47,8 @@ def pending_batch(app: Flask, after: int = 0, after_digest: str | None = None) -
     """What the venue's sender would send next from ``after`` (upstream.py builds it; nothing is sent here)."""
     from qalisball.league.upstream import Upstream
 
-    up = Upstream(app.extensions["qalisball"].store, "http://127.0.0.1:9", "k" * 40, lambda: 0)
+    comps = app.extensions["qalisball_competitions"]
+    up = Upstream(app.extensions["qalisball"].store, "http://127.0.0.1:9", "k" * 40, lambda: 0, records_of=comps.league.records)
     try:
         up.ack, up.ack_digest = after, after_digest
         return {"after": str(after), "after_digest": after_digest, "messages": up._messages()}

@@ -315,3 +315,52 @@ def test_issue31_L4_D377_a_league_fixture_played_at_a_venue_counts_in_the_centra
         if venue is not None:
             venue.stop()
         central.stop()
+
+
+def test_issue31_L1_D379_a_venues_own_competition_is_followed_live_at_the_central(
+    league: tuple[Server, Server, str],
+) -> None:
+    """L1 (D379): the venue's own competition (its demo cup, made at the venue) reaches the central with its journal
+    messages: listed there with its ``venue``, equal to the venue's view, followed live in the central's Socket.IO
+    room as the venue's organiser changes it, and read-only (403) at the central."""
+    central, venue, venue_id = league
+    [comp] = [c["id"] for c in venue.get("/api/competitions")]
+
+    def listed() -> dict[str, Any] | None:
+        return next((c for c in central.get("/api/competitions") if c["id"] == comp), None)
+
+    here = wait_until(listed, "the venue's competition at the central", timeout=60)
+    assert here["venue"] == venue_id
+    wait_until(lambda: upstream(venue)["pending"] == 0, "nothing pending at the venue")
+    view = venue.get(f"/api/competitions/{comp}")
+    assert untimed(central.get(f"/api/competitions/{comp}")) == untimed(view)  # but each server's clock
+    fixture = view["fixtures"][0]
+    seen: list[dict[str, Any]] = []
+    joined = threading.Event()
+    sio = socketio.Client(reconnection=False)
+    sio.on("competition", lambda v: (seen.append(v), joined.set()))
+    sio.connect(central.base, transports=["websocket"], wait_timeout=20)
+    try:
+        sio.emit("join_competition", {"competition": comp})
+        assert joined.wait(20), "no competition view on joining at the central"
+        protest = {"fixture": fixture["id"], "team": fixture["home"], "text": "filed at the venue"}
+        r = requests.post(f"{venue.base}/api/competitions/{comp}/protests", json=protest, headers=auth(ADMIN), timeout=10)
+        assert r.status_code == 201, r.text
+        wait_until(
+            lambda: any(p["text"] == "filed at the venue" for v in seen for p in v["protests"]),
+            "the venue's protest in the central's room",
+            timeout=60,
+        )
+    finally:
+        sio.disconnect()
+    assert central.get(f"/api/competitions/{comp}")["protests"] == venue.get(f"/api/competitions/{comp}")["protests"]
+    r = requests.post(f"{central.base}/api/competitions/{comp}/protests", json=protest, headers=auth(ADMIN), timeout=10)
+    assert r.status_code == 403 and r.json()["error"] == "forbidden"
+
+
+def untimed(view: dict[str, Any]) -> dict[str, Any]:
+    """A competition's view without its and each fixture's ``server_time_ms`` (each server's own clock)."""
+    fixtures = [
+        {**f, "live": f["live"] and {k: v for k, v in f["live"].items() if k != "server_time_ms"}} for f in view["fixtures"]
+    ]
+    return {**view, "fixtures": fixtures, "server_time_ms": None}

@@ -199,19 +199,22 @@ def create_competition() -> tuple[Response, int]:
 @bp.get("/competitions")
 def list_competitions() -> Response:
     svc = competitions()
-    return jsonify(
-        [
-            {
-                "id": c.id,
-                "name": c.name,
-                "format": c.format,
-                "teams": c.teams,
-                "fixtures": len(c.fixtures),
-                "created_at": c.created_at,
-            }
-            for c in svc.competitions.values()
-        ]
-    )
+    origin = competition_slots.ORIGIN.find()
+    out = []
+    for c in svc.competitions.values():
+        item: dict[str, Any] = {
+            "id": c.id,
+            "name": c.name,
+            "format": c.format,
+            "teams": c.teams,
+            "fixtures": len(c.fixtures),
+            "created_at": c.created_at,
+        }
+        venue = origin(c.id) if origin is not None else None
+        if venue is not None:  # a league venue's own competition, held read-only at its central (D379)
+            item["venue"] = venue
+        out.append(item)
+    return jsonify(out)
 
 
 @bp.get("/competitions/<comp_id>")

@@ -96,6 +96,9 @@ class CompetitionBook:
         self.officials: dict[str, Official] = {}
         self.competitions: dict[str, Competition] = {}
         self._by_match: dict[str, tuple[str, str]] = {}  # match id -> (competition id, fixture id)
+        # The teams and officials of a league venue's competitions held here (D379): not this server's kept ones.
+        self.copied_teams: set[str] = set()
+        self.copied_officials: set[str] = set()
         # (competition id, fixture id) -> the league venue that makes its match (L4, D375); none by default.
         self.venue_of: Callable[[str, str], str | None] = lambda comp_id, fid: None
         self._load()
@@ -138,34 +141,14 @@ class CompetitionBook:
     def read(self) -> None:
         """Read every record from the store (at start-up; a test's restart reads them again)."""
         for r in self.db.rows("teams"):
-            self.teams[r["id"]] = Team(
-                r["id"], r["name"], r["short"], r["color"], r["club"], r["players"], r["created_at"], r["updated_at"]
-            )
+            self.teams[r["id"]] = team_of_row(r)
         for r in self.db.rows("officials"):
-            self.officials[r["id"]] = Official(r["id"], r["name"], r["club"], r["created_at"])
+            self.officials[r["id"]] = official_of_row(r)
         for r in self.db.rows("competitions", order_by="created_at, id"):
-            c = Competition(r["id"], r["name"], r["format"], r["config"], r["teams"], r["groups"], r["byes"], r["created_at"])
+            c = competition_of_row(r)
             self.competitions[c.id] = c
         for r in self.db.rows("fixtures", order_by="competition_id, number"):
-            f = Fixture(
-                r["id"],
-                r["number"],
-                r["round"],
-                r["group_name"],
-                r["stage"],
-                r["slot"],
-                r["field"],
-                r["starts_at"],
-                Source.from_dict(r["home_source"]),
-                Source.from_dict(r["away_source"]),
-                r["home"],
-                r["away"],
-                r["officials"] or {},
-                r["match_id"],
-                r["previous_matches"] or [],
-                r["forfeit"],
-                r["decision"],
-            )
+            f = fixture_of_row(r)
             self.competitions[r["competition_id"]].fixtures.append(f)
             for m in [*f.previous_matches, f.match_id]:
                 if m:
@@ -175,11 +158,44 @@ class CompetitionBook:
             for f in c.fixtures:
                 f.moves = moved.get((c.id, f.id), 0)
         for r in self.db.rows("protests", order_by="filed_at, id"):
-            self.competitions[r["competition_id"]].protests.append(
-                Protest(r["id"], r["fixture_id"], r["team"], r["text"], r["filed_at"], r["decision"])
-            )
+            self.competitions[r["competition_id"]].protests.append(protest_of_row(r))
         for r in self.db.rows("lots", order_by="drawn_at, id"):
-            self.competitions[r["competition_id"]].lots.append(LotsDrawn(r["id"], r["teams"], r["text"] or "", r["drawn_at"]))
+            self.competitions[r["competition_id"]].lots.append(lots_of_row(r))
+
+    # -- a league venue's competitions, held read-only at its central (issue 31 item 2, D379) -------------------
+
+    def own_teams(self) -> dict[str, Team]:
+        """The kept teams of this server (C1): a venue's teams, held with its competitions, are not among them."""
+        if not self.copied_teams:
+            return self.teams
+        return {k: t for k, t in self.teams.items() if k not in self.copied_teams}
+
+    def own_officials(self) -> dict[str, Official]:
+        if not self.copied_officials:
+            return self.officials
+        return {k: o for k, o in self.officials.items() if k not in self.copied_officials}
+
+    def hold_copy(self, c: Competition, teams: list[Team], officials: list[Official]) -> None:
+        """A venue's competition as the venue stored it last (under ``lock``, after the store write): it replaces the
+        copy held, with the teams and officials it names (D379)."""
+        self._written()
+        held = self.competitions.get(c.id)
+        if held is not None:
+            for f in held.fixtures:
+                for m in [*f.previous_matches, f.match_id]:
+                    if m and self._by_match.get(m) == (c.id, f.id):
+                        del self._by_match[m]
+        for t in teams:
+            self.teams[t.id] = t
+            self.copied_teams.add(t.id)
+        for o in officials:
+            self.officials[o.id] = o
+            self.copied_officials.add(o.id)
+        self.competitions[c.id] = c
+        for f in c.fixtures:
+            for m in [*f.previous_matches, f.match_id]:
+                if m:
+                    self._by_match[m] = (c.id, f.id)
 
     def get(self, comp_id: str) -> Competition:
         c = self.competitions.get(comp_id)
@@ -297,3 +313,48 @@ class CompetitionBook:
             made=over or (outcome is not None and outcome.phase != "abandoned"),
             over=over,
         )
+
+
+# -- a record from its stored row (the store's, or a venue's as it sent it: D379) -------------------------------
+
+
+def team_of_row(r: dict[str, Any]) -> Team:
+    return Team(r["id"], r["name"], r["short"], r["color"], r["club"], r["players"], r["created_at"], r["updated_at"])
+
+
+def official_of_row(r: dict[str, Any]) -> Official:
+    return Official(r["id"], r["name"], r["club"], r["created_at"])
+
+
+def competition_of_row(r: dict[str, Any]) -> Competition:
+    return Competition(r["id"], r["name"], r["format"], r["config"], r["teams"], r["groups"], r["byes"], r["created_at"])
+
+
+def fixture_of_row(r: dict[str, Any]) -> Fixture:
+    return Fixture(
+        r["id"],
+        r["number"],
+        r["round"],
+        r["group_name"],
+        r["stage"],
+        r["slot"],
+        r["field"],
+        r["starts_at"],
+        Source.from_dict(r["home_source"]),
+        Source.from_dict(r["away_source"]),
+        r["home"],
+        r["away"],
+        r["officials"] or {},
+        r["match_id"],
+        r["previous_matches"] or [],
+        r["forfeit"],
+        r["decision"],
+    )
+
+
+def protest_of_row(r: dict[str, Any]) -> Protest:
+    return Protest(r["id"], r["fixture_id"], r["team"], r["text"], r["filed_at"], r["decision"])
+
+
+def lots_of_row(r: dict[str, Any]) -> LotsDrawn:
+    return LotsDrawn(r["id"], r["teams"], r["text"] or "", r["drawn_at"])

@@ -36,7 +36,7 @@ class FixturesAndResults:
     # -- competitions (C2) -------------------------------------------------------------------------
 
     def create(self, data: dict[str, Any]) -> Competition:
-        unknown = [t for t in data["teams"] if t not in self.book.teams]
+        unknown = [t for t in data["teams"] if t not in self.book.own_teams()]
         if unknown:
             raise Invalid("unknown teams", {"teams": [f"no such team: {', '.join(unknown)}"]})
         fmt = data["format"]
@@ -77,19 +77,9 @@ class FixturesAndResults:
             datetime.now(UTC).isoformat(timespec="microseconds"),
             fixtures,
         )
-        row = {
-            "id": c.id,
-            "name": c.name,
-            "format": c.format,
-            "config": c.config,
-            "teams": c.teams,
-            "groups": c.groups,
-            "byes": c.byes,
-            "created_at": c.created_at,
-        }
         with self.book.lock:
             self.book.write(
-                [("insert", "competitions", row), *(("insert", "fixtures", f.row(c.id)) for f in fixtures)],
+                [("insert", "competitions", c.row()), *(("insert", "fixtures", f.row(c.id)) for f in fixtures)],
                 (c.id, "competition_created", {"name": c.name, "format": fmt, "teams": c.teams}),
             )
             self.book.add_competition(c)
@@ -99,7 +89,7 @@ class FixturesAndResults:
 
     def set_officials(self, c: Competition, f: Fixture, data: dict[str, Any]) -> Fixture:
         chosen = {role: oid for role, oid in data.items() if oid}
-        unknown = {role: [f"no such official: {oid}"] for role, oid in chosen.items() if oid not in self.book.officials}
+        unknown = {role: [f"no such official: {oid}"] for role, oid in chosen.items() if oid not in self.book.own_officials()}
         if unknown:
             raise Invalid("unknown officials", unknown)
         with self.book.lock:

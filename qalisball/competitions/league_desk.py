@@ -8,20 +8,49 @@ features do not import each other.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from qalisball.competitions.book import CompetitionBook
+from qalisball.competitions.book import (
+    CompetitionBook,
+    competition_of_row,
+    fixture_of_row,
+    lots_of_row,
+    official_of_row,
+    protest_of_row,
+    team_of_row,
+)
 from qalisball.competitions.fixture_results import FixturesAndResults
 from qalisball.competitions.player_records import PlayerRecords
-from qalisball.competitions.records import Competition, Fixture
+from qalisball.competitions.records import Competition, Fixture, Official, Team, team_row
 from qalisball.rules.competition import discipline
 from qalisball.rules.competition import fixtures as fixture_rules
 from qalisball.rules.errors import RuleViolation
 
 
+@dataclass(frozen=True)
+class CompetitionCopy:
+    """A venue's competition as it sent it (D379): the records, checked; held read-only at the central."""
+
+    competition: Competition
+    teams: list[Team]
+    officials: list[Official]
+    records: dict[str, Any]  # as sent: what the central stores, and reads again at its restart
+
+    def names(self) -> dict[str, set[str]]:
+        """Every id the copy writes at the central, by kind: a venue key writes only its own (L1)."""
+        c = self.competition
+        return {
+            "competition": {c.id},
+            "team": {t.id for t in self.teams},
+            "official": {o.id for o in self.officials},
+            "match": {m for f in c.fixtures for m in [*f.previous_matches, f.match_id] if m},
+        }
+
+
 class LeagueDesk:
-    """The competitions' side of a league competition, at the central."""
+    """The competitions' side of a league competition, at the central; and of a venue's own competitions, held
+    read-only at its central (issue 31 item 2, D379)."""
 
     def __init__(
         self,
@@ -164,3 +193,118 @@ class LeagueDesk:
             if venue is not None:
                 out[f.id] = {"venue": venue, "late": self.late_suspensions(c.id, f.id)}
         return out
+
+    # -- a venue's own competitions at its central (issue 31 item 2, SPEC L1, D379) ------------------------------
+
+    def records(self, comp_id: str) -> dict[str, Any] | None:
+        """At a venue: the competition's records as stored now, with the kept teams and officials it names: what the
+        sender attaches to the competition's journal messages, so that the central holds what the venue holds."""
+        with self.book.lock:
+            c = self.book.competitions.get(comp_id)
+            if c is None:
+                return None
+            team_ids = [*c.teams, *(t for f in c.fixtures for t in (f.home, f.away) if t and t not in c.teams)]
+            official_ids = {o for f in c.fixtures for o in f.officials.values()}
+            return {
+                "competition": c.row(),
+                "fixtures": [f.row(c.id) for f in c.fixtures],
+                "moves": {f.id: f.moves for f in c.fixtures if f.moves},
+                "protests": [
+                    {
+                        "id": p.id,
+                        "competition_id": c.id,
+                        "fixture_id": p.fixture,
+                        "team": p.team,
+                        "text": p.text,
+                        "filed_at": p.filed_at,
+                        "decision": p.decision,
+                    }
+                    for p in c.protests
+                ],
+                "lots": [
+                    {"id": x.id, "competition_id": c.id, "teams": x.teams, "text": x.text, "drawn_at": x.drawn_at} for x in c.lots
+                ],
+                "teams": [team_row(self.book.teams[t]) for t in dict.fromkeys(team_ids) if t in self.book.teams],
+                "officials": [dict(o.__dict__) for o in self.book.officials.values() if o.id in official_ids],
+            }
+
+    def read_copy(self, comp_id: str, records: Any) -> CompetitionCopy:
+        """A venue's competition as it sent it, checked whole before anything is stored (``ValueError``: it is not
+        one). Read with the store's own readers, so that the copy is the records the venue stored."""
+        try:
+            if not isinstance(records, dict):
+                raise TypeError("the records are an object")
+            c = competition_of_row(_row(records["competition"], ("config",), ("teams", "groups", "byes")))
+            if c.id != comp_id or not _ids(c.teams) or not isinstance(c.name, str):
+                raise ValueError("the competition is not the message's subject, or has no teams")
+            moves = records.get("moves") or {}
+            for r in _rows(records, "fixtures"):
+                if r.get("competition_id") != c.id or not isinstance(r.get("id"), str):
+                    raise ValueError("a fixture of another competition")
+                f = fixture_of_row(r)
+                if not all(isinstance(m, str) for m in [*f.previous_matches, *([f.match_id] if f.match_id else [])]):
+                    raise ValueError(f"fixture {f.id}: a match id is text")
+                f.moves = int(moves.get(f.id, 0))
+                c.fixtures.append(f)
+            for r in _rows(records, "protests"):
+                c.protests.append(protest_of_row(r))
+            for r in _rows(records, "lots"):
+                c.lots.append(lots_of_row(r))
+            teams = [team_of_row(_row(r, (), ("players",))) for r in _rows(records, "teams")]
+            for t in teams:
+                if (
+                    not isinstance(t.id, str)
+                    or not isinstance(t.name, str)
+                    or not all(
+                        isinstance(p, dict) and isinstance(p.get("number"), int) and isinstance(p.get("name"), str)
+                        for p in t.players
+                    )
+                ):
+                    raise ValueError(f"team {t.id!r} is not a kept team")
+            officials = [official_of_row(r) for r in _rows(records, "officials")]
+            if not all(isinstance(o.id, str) and isinstance(o.name, str) for o in officials):
+                raise ValueError("an official is not one")
+            self.book.snapshot(c)  # what every view of it derives: a copy that cannot be shown is refused here
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise ValueError(f"competition {comp_id}'s records are not a competition's ({exc})") from exc
+        return CompetitionCopy(c, teams, officials, records)
+
+    def holds(self, kind: str, record_id: str) -> bool:
+        """Whether this server holds a competition, team or official of that id (its own or a venue's copy)."""
+        held = {"competition": self.book.competitions, "team": self.book.teams, "official": self.book.officials}
+        return record_id in held.get(kind, {})
+
+    def competition_of_match(self, match_id: str) -> str | None:
+        """The competition one of whose fixtures names ``match_id`` (its match, or one it replaced), or None."""
+        where = self.book.fixture_of(match_id)
+        return None if where is None else where[0]
+
+    def hold(self, copy: CompetitionCopy) -> None:
+        """Hold the copy (stored by the league first): listed, shown, followed live and reported as this server's own
+        competitions are; every write to it is the league's 403 (L1)."""
+        with self.book.lock:
+            self.book.hold_copy(copy.competition, copy.teams, copy.officials)
+        self.changed(copy.competition)
+
+
+def _rows(records: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    rows = records.get(name) or []
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise TypeError(f"{name} is a list of rows")
+    return rows
+
+
+def _row(r: Any, objects: tuple[str, ...], lists: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(r, dict):
+        raise TypeError("a row is an object")
+    for k in objects:
+        if not isinstance(r.get(k), dict):
+            raise TypeError(f"{k} is an object")
+    for k in lists:
+        if not isinstance(r.get(k) or [], list):
+            raise TypeError(f"{k} is a list")
+    return r
+
+
+def _ids(values: Any) -> bool:
+    return isinstance(values, list) and bool(values) and all(isinstance(v, str) for v in values)

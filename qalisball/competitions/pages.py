@@ -373,7 +373,7 @@ def _admin_context(c: Competition, opened: set[str] | None = None) -> dict[str, 
         suspended=out,  # team -> fixture -> players who may not play it
         rosters=rosters,
         officials=sorted(svc.officials.values(), key=lambda o: o.name),
-        official_names={o.id: o.name for o in svc.officials.values()},
+        official_names={o.id: o.name for o in svc.held_officials.values()},
         starters=starters,
         league=svc.league.marks(c),  # fixtures played at a league's venues (L4, D378)
     )

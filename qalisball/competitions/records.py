@@ -172,6 +172,19 @@ class Competition:
     protests: list[Protest] = field(default_factory=list)
     lots: list[LotsDrawn] = field(default_factory=list)
 
+    def row(self) -> dict[str, Any]:
+        """The competition's own row as stored (``competitions``)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "format": self.format,
+            "config": self.config,
+            "teams": self.teams,
+            "groups": self.groups,
+            "byes": self.byes,
+            "created_at": self.created_at,
+        }
+
     def fixture(self, fid: str) -> Fixture:
         for f in self.fixtures:
             if f.id == fid:

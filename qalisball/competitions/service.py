@@ -86,10 +86,20 @@ class CompetitionService:
 
     @property
     def teams(self) -> dict[str, Team]:
-        return self._book.teams
+        """This server's kept teams (C1): not the teams of a league venue's competitions held here (D379)."""
+        return self._book.own_teams()
 
     @property
     def officials(self) -> dict[str, Official]:
+        return self._book.own_officials()
+
+    @property
+    def held_teams(self) -> dict[str, Team]:
+        """Every team a competition here names: the kept ones and a league venue's (D379)."""
+        return self._book.teams
+
+    @property
+    def held_officials(self) -> dict[str, Official]:
         return self._book.officials
 
     @property

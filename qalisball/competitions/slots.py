@@ -12,6 +12,11 @@ from qalisball.web.services import Slot
 
 COMPETITIONS: Slot[CompetitionService] = Slot(COMPETITIONS_KEY.key)
 
+# The server that writes a competition when another one does (a league venue's own, held at its central, D379): its
+# venue id, else None. ``GET /api/competitions`` names it as the competition's ``venue``; the root hands it (the league's).
+Origin = Callable[[str], "str | None"]
+ORIGIN: Slot[Origin] = Slot("qalisball_competition_origin")
+
 
 def competition_service() -> CompetitionService:
     return COMPETITIONS()

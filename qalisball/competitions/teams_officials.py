@@ -27,7 +27,7 @@ class TeamsAndOfficials:
 
     def _name_taken(self, name: str, but: str | None = None) -> bool:
         key = name.strip().casefold()
-        return any(t.name.strip().casefold() == key and t.id != but for t in self.book.teams.values())
+        return any(t.name.strip().casefold() == key and t.id != but for t in self.book.own_teams().values())
 
     def create_team(self, data: dict[str, Any]) -> Team:
         with self.book.lock:
@@ -67,7 +67,7 @@ class TeamsAndOfficials:
             first = next(iter(errors))
             raise Invalid(f"{first}: {errors[first][0]}", errors)
         with self.book.lock:
-            by_name = {t.name.strip().casefold(): t for t in self.book.teams.values()}
+            by_name = {t.name.strip().casefold(): t for t in self.book.own_teams().values()}
             changes: list[tuple[str, str, dict[str, Any]]] = []
             out: list[Team] = []
             now = utc_now()
@@ -93,7 +93,9 @@ class TeamsAndOfficials:
 
     def export_csv(self) -> str:
         """The kept teams as CSV (``team,number,name,gender``), UTF-8 with a byte-order mark as the match CSV."""
-        return competition_csv.teams_csv(t.public() for t in sorted(self.book.teams.values(), key=lambda t: (t.created_at, t.id)))
+        return competition_csv.teams_csv(
+            t.public() for t in sorted(self.book.own_teams().values(), key=lambda t: (t.created_at, t.id))
+        )
 
     # -- officials -----------------------------------------------------------------------------------
 

@@ -159,7 +159,7 @@ def _protest_of(m: Match) -> dict[str, Any] | None:
         "teams": {"home": f.home, "away": f.away},  # the competition's team ids, for a decided result
         "competition": c.id,
         "id": p.id,
-        "team": comps.teams[p.team].name if p.team in comps.teams else p.team,
+        "team": comps.held_teams[p.team].name if p.team in comps.held_teams else p.team,
         "text": p.text,
         "decided": p.decision is not None,
         "decision_url": f"/api/competitions/{c.id}/protests/{p.id}/decision",

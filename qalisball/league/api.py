@@ -48,8 +48,11 @@ ASSIGNMENTS: Slot[Assignments] = Slot("qalisball_league_assignments")
 FIXTURES: Slot[VenueFixtures] = Slot("qalisball_league_fixtures")
 BATCH_LIMIT = 16 * 1024 * KB  # a batch of messages (the sender keeps its batches near 2 MB)
 NAME_MAX = 100
-# A match's writes, pages' and API's: every one is the venue's at the central (L1).
+# A match's writes, pages' and API's: every one is the venue's at the central (L1); a venue's own competition's and
+# the teams it names the same (D379).
 MATCH_PATH = re.compile(r"^/(?:api/)?matches/([^/]+)(?:/|$)")
+COMPETITION_PATH = re.compile(r"^/(?:api/)?competitions/([^/]+)(?:/|$)")
+TEAM_PATH = re.compile(r"^/api/teams/([^/]+)(?:/|$)")
 SAFE = ("GET", "HEAD", "OPTIONS")
 
 
@@ -79,13 +82,17 @@ def _read_only_copies() -> Response | None:
     """Every write to a venue's match at the central is a 403: its writer is the venue (L1, D370)."""
     if request.method in SAFE:
         return None
-    found = MATCH_PATH.match(request.path)
-    if found is None:
-        return None
-    venue = CENTRAL().match_venue.get(found.group(1))
+    central = CENTRAL()
+    venue, what = None, ""
+    if found := MATCH_PATH.match(request.path):
+        venue, what = central.match_venue.get(found.group(1)), "match"
+    elif found := COMPETITION_PATH.match(request.path):
+        venue, what = central.competition_venue.get(found.group(1)), "competition"
+    elif found := TEAM_PATH.match(request.path):
+        venue, what = central.record_venue.get(("team", found.group(1))), "team"
     if venue is None:
         return None
-    message = f"this match is written at its venue ({venue}); the central holds a read-only copy"
+    message = f"this {what} is written at its venue ({venue}); the central holds a read-only copy"
     answer = jsonify({"error": "forbidden", "message": message})
     answer.status_code = 403
     return answer
@@ -226,6 +233,12 @@ def make_fixture_match(fid: str) -> tuple[Response, int]:
     if upstream is not None and upstream.store.journal is not None:
         upstream.store.journal.wake()  # the sender tells the central at once when it can
     return jsonify({"id": m.id, "tokens": m.tokens}), 201
+
+
+def competition_origin(comp_id: str) -> str | None:
+    """The venue that writes ``comp_id``, when it is a venue's own (for ``GET /api/competitions``' ``venue``, D379)."""
+    central = CENTRAL.find()
+    return None if central is None else central.competition_venue.get(comp_id)
 
 
 def origin(match_id: str) -> str | None:

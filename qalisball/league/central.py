@@ -16,6 +16,11 @@ A batch is stored only if it continues exactly what the central holds from that 
   (the genesis hash for a match's first entry), its ``hash`` its own (``integrity.row_hash``);
 - a match is written by one venue: another venue's match, or the central's own, is refused.
 
+A competition message of the venue's own competitions (created there, not the league's) carries, the last of its
+batch, the competition's records as the venue holds them (``records``, ``upstream.py``): the central holds that copy
+(``league_competitions``) and its competitions show it as their own, read-only (D379); a venue writes only its own
+competitions, teams and officials, and its competition names only its own matches.
+
 Anything else is a 409 ``conflict`` naming the cursor held, checked for the whole batch before anything is
 stored: nothing of it is. What is stored is the entry as received, rulings included: the central folds the
 stored rulings and never decides a venue's call (L2, ``MatchService.ruled_step``).
@@ -32,7 +37,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from qalisball.match.service import LogEntry, Match, MatchService, RuledStep
 from qalisball.rules import rulings as ruled
@@ -40,13 +45,27 @@ from qalisball.rules.setup import build_setup
 from qalisball.rules.state import MatchSetup, MatchState
 from qalisball.storage import integrity
 from qalisball.storage import tokens as key_tokens
-from qalisball.storage.engine import DatabaseError
 
 log = logging.getLogger(__name__)
 
 KINDS = ("match", "competition")  # the feed's (API.md "The feed"): what a venue sends
 MAX_BATCH = 500
 MIN_KEY = 32
+
+
+class Copies(Protocol):
+    """What the central asks of its competitions to hold a venue's own competitions read-only (issue 31 item 2,
+    D379): the composition root hands the competitions' ``LeagueDesk`` (D321)."""
+
+    def read_copy(self, comp_id: str, records: Any) -> Any:
+        """The venue's competition as it sent it, checked (``ValueError``: not one); ``.names()`` and ``.records``."""
+        ...
+
+    def holds(self, kind: str, record_id: str) -> bool: ...
+
+    def competition_of_match(self, match_id: str) -> str | None: ...
+
+    def hold(self, copy: Any) -> None: ...
 
 
 class Refused(Exception):
@@ -151,6 +170,8 @@ class _Planned:
     digest: str
     header: tuple[str, dict[str, Any]] | None = None  # (created_at, setup): a match new here
     step: RuledStep | None = None
+    copy: Any = None  # a venue's own competition as it sent it (D379): held read-only once stored
+    journal: tuple[str, str, dict[str, Any]] | None = None  # the competition's message in the central's own journal
 
 
 @dataclass
@@ -167,21 +188,19 @@ class _Chain:
 class Central:
     """The central's side of the league: venues (keys hashed), what they sent, the matches they write."""
 
-    def __init__(self, svc: MatchService) -> None:
-        self.svc, self.store = svc, svc.store
+    def __init__(self, svc: MatchService, copies: Copies | None = None) -> None:
+        self.svc, self.store, self.copies = svc, svc.store, copies
         self._lock = threading.RLock()  # one batch at a time: each is checked against what is held, then stored
         self.venues: dict[str, Venue] = {}
         self.match_venue: dict[str, str] = {}  # match id -> the venue that writes it (L1)
+        # A venue's own competitions held here (D379): competition id -> its venue; ("team" | "official", id) -> venue.
+        self.competition_venue: dict[str, str] = {}
+        self.record_venue: dict[tuple[str, str], str] = {}
         self.adopted: list[Callable[[str], None]] = []  # told of each venue's match newly held (a league fixture's, L4)
         self._reader: sqlite3.Connection | None = None
-        try:
-            self._load()
-        except DatabaseError as exc:  # a damaged file (D42): the server starts read-only, saying so; no league either
-            self.venues.clear()
-            self.match_venue.clear()
-            log.error("the league's venues cannot be read: %s", exc)
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Read the venues, their matches and competitions (at start-up, under the composition root's D42 guard)."""
         if "league_venues" not in self.store.db.table_names():
             return  # a database that cannot be read: nothing of the league either
         for r in self.store.db.query("SELECT * FROM league_venues ORDER BY created_at"):
@@ -190,6 +209,33 @@ class Central:
             self.venues[v.id] = v
         for r in self.store.db.query("SELECT match_id, venue_id FROM league_matches"):
             self.match_venue[r["match_id"]] = r["venue_id"]
+        if self.copies is None or "league_competitions" not in self.store.db.table_names():
+            return
+        for r in self.store.db.query(
+            "SELECT competition_id, venue_id, records FROM league_competitions ORDER BY venue_id, cursor"
+        ):
+            try:
+                copy = self.copies.read_copy(r["competition_id"], json.loads(r["records"]))
+            except ValueError as exc:  # checked when it arrived: only another version's reading could refuse it now
+                log.error("venue %s's competition %s cannot be shown: %s", r["venue_id"], r["competition_id"], exc)
+                continue
+            self._held_copy(r["venue_id"], copy)
+
+    def forget(self) -> None:
+        """Nothing of the league is held (its tables could not be read: D42)."""
+        self.venues.clear()
+        self.match_venue.clear()
+        self.competition_venue.clear()
+        self.record_venue.clear()
+
+    def _held_copy(self, venue_id: str, copy: Any) -> None:
+        assert self.copies is not None
+        names = copy.names()
+        self.competition_venue[copy.competition.id] = venue_id
+        for kind in ("team", "official"):
+            for record_id in names[kind]:
+                self.record_venue[(kind, record_id)] = venue_id
+        self.copies.hold(copy)
 
     # -- venues -----------------------------------------------------------------------------------
 
@@ -265,6 +311,12 @@ class Central:
             )
         prev = after
         chains: dict[str, _Chain] = {}
+        # The venue's competitions this batch brings records of (D379): each of their messages joins the central's journal.
+        copied = {
+            str(m.get("subject"))
+            for m in messages
+            if isinstance(m, dict) and m.get("kind") == "competition" and m.get("records") is not None
+        }
         planned: list[_Planned] = []
         for i, message in enumerate(messages):
             if not isinstance(message, dict):
@@ -284,8 +336,43 @@ class Central:
             p = _Planned(message, cursor, d)
             if kind == "match":
                 self._plan_match(v, p, subject, chains)
+            else:
+                self._plan_competition(v, p, i, subject, copied)
             planned.append(p)
         return planned
+
+    def _plan_competition(self, v: Venue, p: _Planned, i: int, subject: str, copied: set[str]) -> None:
+        """A venue's own competition (D379): written by that venue only; with its records, held read-only here."""
+        held = v.cursor
+        if self.copies is None:
+            return
+        self._owned_by(v, "competition", subject, self.competition_venue.get(subject))
+        records = p.message.get("records")
+        if records is not None:
+            try:
+                p.copy = self.copies.read_copy(subject, records)
+            except ValueError as exc:
+                raise BadBatch(f"messages.{i}.records", str(exc)) from exc
+            names = p.copy.names()
+            for kind in ("team", "official"):
+                for record_id in names[kind]:
+                    self._owned_by(v, kind, record_id, self.record_venue.get((kind, record_id)))
+            for match_id in names["match"]:
+                owner = self.match_venue.get(match_id)
+                if (owner is not None and owner != v.id) or (owner is None and match_id in self.svc.matches):
+                    raise Refused(f"competition {subject} names match {match_id}, which is not this venue's", held)
+        if subject in copied or self.competition_venue.get(subject) == v.id:
+            body = json.loads(str(p.message["body"]))
+            if isinstance(body, dict):  # the venue's message, in the central's journal under the central's cursor
+                p.journal = ("competition", subject, {k: x for k, x in body.items() if k not in ("v", "cursor")})
+
+    def _owned_by(self, v: Venue, kind: str, record_id: str, owner: str | None) -> None:
+        """A record a venue's batch writes is that venue's: never the central's own, nor another venue's (L1)."""
+        assert self.copies is not None
+        if owner is not None and owner != v.id:
+            raise Refused(f"{kind} {record_id} is another venue's: a venue key writes only its own", v.cursor)
+        if owner is None and self.copies.holds(kind, record_id):
+            raise Refused(f"{kind} {record_id} is the central's own: a venue key writes only its own", v.cursor)
 
     def _plan_match(self, v: Venue, p: _Planned, subject: str, chains: dict[str, _Chain]) -> None:
         held = v.cursor
@@ -295,6 +382,9 @@ class Central:
         owner = self.match_venue.get(subject)
         if owner is not None and owner != v.id:
             raise Refused(f"match {subject} is another venue's: a venue key writes only its own matches", held)
+        named_by = self.copies.competition_of_match(subject) if self.copies is not None else None
+        if named_by is not None and self.competition_venue.get(named_by, v.id) != v.id:
+            raise Refused(f"match {subject} is another venue's competition's: a venue key writes only its own", held)
         chain = chains.get(subject)
         if chain is None:
             m = self.svc.matches.get(subject)
@@ -359,7 +449,21 @@ class Central:
             m = self._match_of(v, subject, p.header)
             self.svc.store_ruled(m, p.step, also=rows)
         else:
-            self.store.write_records("league_message", _no_records(lambda: rows(self.store.db)))
+
+            def change() -> list[tuple[str, tuple[Any, ...]]]:
+                rows(self.store.db)
+                if p.copy is None:
+                    return []
+                self.store.db.execute(
+                    "INSERT INTO league_competitions (competition_id, venue_id, records, cursor) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (competition_id) DO UPDATE SET records = excluded.records, cursor = excluded.cursor",
+                    [subject, v.id, json.dumps(p.copy.records, ensure_ascii=False), p.cursor],
+                )
+                return [("league_competitions", (subject,))]
+
+            self.store.write_records("league_message", change, p.journal)
+            if p.copy is not None:
+                self._held_copy(v.id, p.copy)
         v.cursor, v.digest, v.last_message_ms = p.cursor, p.digest, _ms(at)
 
     def _match_of(self, v: Venue, match_id: str, header: tuple[str, dict[str, Any]] | None) -> Match:
@@ -398,14 +502,6 @@ class Central:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
-
-
-def _no_records(run: Callable[[], None]) -> Callable[[], list[tuple[str, tuple[Any, ...]]]]:
-    def change() -> list[tuple[str, tuple[Any, ...]]]:
-        run()
-        return []
-
-    return change
 
 
 def _cursor(value: Any, field: str) -> int:

@@ -24,6 +24,12 @@ Migration 35 (issue 31 item 4, a league competition, SPEC L4):
 - ``league_fixtures`` (venue): each fixture the central assigned it, as last fetched (``data``: teams, rosters,
   officials, suspensions; ``fetched_at``), the match made of it here (``match_id``) and what the central answered
   when told (``claim``: ``pending``, ``accepted`` or ``refused``; ``claim_error``).
+
+Migration 36 (issue 31 item 2, D379):
+
+- ``league_competitions`` (central): a venue's own competition as it sent it last (``records``: the competition, its
+  fixtures, protests, lots, the teams and officials it names), from its message at ``cursor``: held read-only and
+  shown as the central's own. Sealed (the competition and its venue).
 """
 
 from __future__ import annotations
@@ -61,6 +67,14 @@ def migrate_fixtures(db: sqlite_utils.Database) -> None:
     )
 
 
+def migrate_competitions(db: sqlite_utils.Database) -> None:
+    """Migration 36 (issue 31 item 2): the venues' own competitions held at the central."""
+    db.execute(
+        "CREATE TABLE league_competitions (competition_id TEXT PRIMARY KEY, venue_id TEXT NOT NULL, "
+        "records TEXT NOT NULL, cursor INTEGER NOT NULL)"
+    )
+
+
 migrations.register(
     "league",
     {31: migrate},
@@ -72,4 +86,10 @@ migrations.register(
     {35: migrate_fixtures},
     sealed={"league_assignments": (("competition_id", "fixture_id"), ("competition_id", "fixture_id", "venue_id", "match_id"))},
     sealed_from=35,
+)
+migrations.register(
+    "league",
+    {36: migrate_competitions},
+    sealed={"league_competitions": (("competition_id",), ("competition_id", "venue_id"))},
+    sealed_from=36,
 )

@@ -10,6 +10,11 @@ again and again, waiting 0.5 s, 1 s, 2 s … up to ``QALISBALL_UPSTREAM_RETRY_MA
 acknowledged is kept in the venue's database (``league_upstream``), so that after a restart ``pending`` is known
 before the central answers. Nothing here touches a write: officials never wait for the central.
 
+A competition's message carries, the last of each batch, the competition's records as the venue holds them when
+it is sent (``records``: the competition, its fixtures, protests, lots and the kept teams and officials it names;
+``LeagueDesk.records``): the central holds that copy, read-only, and shows it as its own (issue 31 item 2, D379).
+The records are not part of the message's digest: a message sent again carries the records of its time.
+
 A league competition (issue 31 item 4, D377): whenever the central answers and every message is sent, the
 sender also fetches the fixtures the central gave this venue (``GET /api/league/assigned``, every
 ``QALISBALL_UPSTREAM_FETCH_EVERY`` seconds, 15 by default) into ``venue_fixtures.VenueFixtures``, and tells the
@@ -54,8 +59,12 @@ class Upstream:
         batch: int = BATCH,
         fixtures: VenueFixtures | None = None,
         fetch_every_s: float = 15.0,
+        records_of: Callable[[str], dict[str, Any] | None] | None = None,
     ) -> None:
         self.store, self.url, self.key, self.clock = store, url.rstrip("/"), key, clock
+        # A competition's records as the venue holds them now (the competitions', handed by the composition root):
+        # sent with the competition's last message of each batch, so that the central holds what it holds (D379).
+        self.records_of = records_of
         self.retry_max_s, self.batch = retry_max_s, batch
         self.fixtures, self.fetch_every_s = fixtures, fetch_every_s
         self._fetched_mono: float | None = None  # time.monotonic() of the last fetch of the fixtures
@@ -192,6 +201,12 @@ class Upstream:
             size += len(r.body)
             if size > MAX_BATCH_BYTES:
                 break
+        if self.records_of is not None:  # a venue's own competition, as it stands now, with its last message (D379)
+            last = {m["subject"]: m for m in out if m["kind"] == "competition"}
+            for subject, message in last.items():
+                records = self.records_of(subject)
+                if records is not None:
+                    message["records"] = records
         return out
 
     def _message(self, cursor: int, kind: str, subject: str, body: str) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from collections.abc import Callable, Mapping
@@ -20,12 +21,14 @@ from qalisball.match.devices import DEVICES, DeviceRegistry
 from qalisball.match.live import LIVE, MatchRoom
 from qalisball.match.service import MatchService, match_reader, now_ms
 from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
+from qalisball.storage.engine import DatabaseError
 from qalisball.storage.journal import Row
 from qalisball.storage.store import DatabaseInUse, DatabaseUnavailable, Store
 from qalisball.venue import slots as venue_slots
 from qalisball.web import errors, services
 
 ROOT = Path(__file__).resolve().parents[2]
+log = logging.getLogger(__name__)
 socketio = SocketIO()
 
 
@@ -213,11 +216,16 @@ def league(app: Flask, svc: MatchService) -> None:
     from qalisball.league.venue_fixtures import VenueFixtures
 
     store = svc.store
-    central = Central(svc)
-    store.on_close(central.close)
-    # A league competition (L4): the competitions' desk handed to the league, and who plays a fixture elsewhere
-    # handed back (D321).
+    # A league competition (L4) and a venue's own competitions held read-only (D379): the competitions' desk handed
+    # to the league, and who plays a fixture elsewhere handed back (D321).
     comps = competition_slots.COMPETITIONS.of(app)
+    central = Central(svc, comps.league)
+    try:
+        central.load()
+    except DatabaseError as exc:  # a damaged file (D42): the server starts read-only, saying so; no league either
+        central.forget()
+        log.error("the league's venues cannot be read: %s", exc)
+    store.on_close(central.close)
     assignments = Assignments(store, central, comps.league)
     comps.played_elsewhere(assignments.venue_of)
     upstream = None
@@ -234,10 +242,12 @@ def league(app: Flask, svc: MatchService) -> None:
             retry_max_s=app.config["UPSTREAM_RETRY_MAX"],
             fixtures=fixtures,
             fetch_every_s=app.config["UPSTREAM_FETCH_EVERY"],
+            records_of=comps.league.records,
         )
         store.on_close(upstream.stop)
     league_api.init_app(app, central, upstream, assignments)
     match_slots.ORIGIN.install(app, league_api.origin)
+    competition_slots.ORIGIN.install(app, league_api.competition_origin)
     if upstream is not None:
         socketio.start_background_task(upstream.run)
 

@@ -260,4 +260,8 @@ DECISION_TITLES: dict[str, str] = {
     "D374": Np_(
         "rule book", "Venue keys: issued by the central, shown once, stored hashed and sealed; a key writes only its venue"
     ),
+    "D379": Np_(
+        "rule book",
+        "A venue's own competition travels as its records with its journal messages; the central holds that copy read-only and shows it as its own",
+    ),
 }
