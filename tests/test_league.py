@@ -272,3 +272,112 @@ def test_issue31_D42_a_central_and_a_venue_on_a_file_that_is_no_database_start_r
             assert r.status_code == 503, r.get_json()
         finally:
             app.extensions["qalisball"].store.close()
+
+
+def test_issue31_D373_the_marks_reason_is_in_the_pages_language_never_the_networks_words(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """D373: the venue organiser's mark says why nothing reaches the central in the page's language (zh, en); the
+    network's own English ("Connection refused") is only in the API's last_error."""
+    dead = "http://127.0.0.1:9"  # the discard port: nothing listens
+    app = _app(tmp_path / "v.db", clock, UPSTREAM=dead, UPSTREAM_KEY="k" * 40, UPSTREAM_RETRY_MAX=0.05)
+    try:
+        c = app.test_client()
+        MatchDriver(c, clock).kickoff()
+        up = app.extensions["qalisball_league_upstream"]
+        from tests.waiting import wait_until
+
+        wait_until(lambda: up.last_error is not None, "the sender tried and failed")
+        assert "Connection refused" in c.get("/api/league/upstream", headers=auth(ADMIN)).get_json()["last_error"]
+        c.get(f"/?token={ADMIN}")
+        clock.advance(61_000)
+        zh = c.get("/?lang=zh").get_data(as_text=True)
+        mark = zh[zh.index('class="league-alert"') :].split("</p>")[0]
+        assert "无法连接联赛中心服务器" in mark and "那里没有应答" in mark, mark
+        assert not any(word in mark for word in ("cannot", "refused", "Errno", "urlopen")), mark
+        en = c.get("/?lang=en").get_data(as_text=True)
+        mark = en[en.index('class="league-alert"') :].split("</p>")[0]
+        assert "cannot be reached: nothing answers there" in mark and "Errno" not in mark, mark
+    finally:
+        app.extensions["qalisball"].store.close()
+
+
+def through(central: Flask) -> Any:
+    """An Upstream's ``_call`` that reaches ``central`` in this process (its test client), as over HTTP."""
+    c = central.test_client()
+
+    def call(method: str, body: dict[str, Any] | None, path: str = "/api/league/ingest") -> tuple[int, dict[str, Any]]:
+        r = c.open(path, method=method, json=body, headers=auth(call.key))  # type: ignore[attr-defined]
+        return r.status_code, r.get_json() or {}
+
+    return call
+
+
+def test_issue31_D380_a_revoked_venue_key_is_refused_saying_so_nothing_is_stored_and_the_venue_says_why(
+    central: Flask, venue: Flask, clock: FakeClock
+) -> None:
+    """D380: the organiser revokes a venue's key (DELETE /api/league/venues/<id>/key) or issues a new one (POST …/key):
+    the old key is then a 403 saying it was revoked, for every venue request, with nothing read or stored, also after
+    a restart; the venue's upstream status and its organiser's mark (zh/en) say why; the new key carries on from the
+    cursor held."""
+    from qalisball.league.upstream import Upstream
+
+    c = central.test_client()
+    vid, key = new_venue(c)
+    m = played(venue, clock)
+    assert ingest(c, key, pending_batch(venue)).status_code == 200
+    held = c.get("/api/league/ingest", headers=auth(key)).get_json()
+    assert c.delete(f"/api/league/venues/{vid}/key").status_code == 401
+    assert c.delete("/api/league/venues/v_nope/key", headers=auth(ADMIN)).status_code == 404
+    r = c.delete(f"/api/league/venues/{vid}/key", headers=auth(ADMIN))
+    assert r.status_code == 200 and r.get_json() == {"id": vid, "key_revoked": True}
+    assert c.get("/api/league/venues", headers=auth(ADMIN)).get_json()[0]["key_revoked"] is True
+
+    m.post({"type": "goal", "team": "away", "player": m.state()["teams"]["away"]["on_field"][1]})
+    before = c.get("/api/feed.json?since=0&limit=1000").get_json()["messages"]
+    more = pending_batch(venue, int(held["cursor"]), held["digest"])
+    for method, path, body in [
+        ("POST", "/api/league/ingest", more),
+        ("GET", "/api/league/ingest", None),
+        ("GET", "/api/league/assigned", None),
+        ("POST", "/api/league/claims", {"fixture": "c-1", "match": m.id}),
+    ]:
+        r = c.open(path, method=method, json=body, headers=auth(key))
+        assert r.status_code == 403 and r.get_json()["error"] == "forbidden", (path, r.get_json())
+        assert "revoked" in r.get_json()["message"] and r.get_json()["revoked_at"], r.get_json()
+    assert c.get("/api/feed.json?since=0&limit=1000").get_json()["messages"] == before, "a revoked key stored something"
+    assert ingest(c, "qlv_" + "x" * 40, more).status_code == 401  # a key the central never issued: not "revoked"
+
+    # the venue's sender with the revoked key: its status and its organiser's mark say why
+    up = Upstream(venue.extensions["qalisball"].store, "http://central.example", key, clock)
+    call = through(central)
+    call.key = key  # type: ignore[attr-defined]
+    up._call = call  # type: ignore[method-assign]
+    try:
+        assert up._send_some() is False
+        assert up.refused is True and "revoked" in str(up.last_error)
+        venue.extensions["qalisball_league_upstream"] = up
+        with venue.test_request_context("/?lang=zh"):
+            from flask import render_template_string
+
+            zh = render_template_string("{% set x = league_mark() %}{{ x.error }}")
+        assert "已于" in zh and "撤销本场馆的密钥" in zh, zh
+    finally:
+        up.stop()
+
+    # a new key: the old one stays refused, the new one carries on from what is held, across a restart
+    r = c.post(f"/api/league/venues/{vid}/key", headers=auth(ADMIN))
+    assert r.status_code == 201 and r.get_json()["id"] == vid
+    new_key = r.get_json()["key"]
+    assert len(new_key) >= 32 and new_key != key
+    assert ingest(c, key, more).status_code == 403
+    assert c.get("/api/league/ingest", headers=auth(new_key)).get_json() == held
+    assert ingest(c, new_key, more).status_code == 200
+    assert c.get(f"/api/matches/{m.id}/events").get_json() == m.events()
+    again = _app(Path(central.config["DATABASE"]), clock)
+    try:
+        a = again.test_client()
+        assert ingest(a, key, more).get_json()["error"] == "forbidden"
+        assert a.get("/api/league/ingest", headers=auth(new_key)).status_code == 200
+    finally:
+        again.extensions["qalisball"].store.close()

@@ -2,7 +2,10 @@
 sender's status at a venue, and the central's read-only guard on a venue's matches (SPEC L1, D370).
 
 - ``POST /api/league/venues`` ``{"name"}`` (organiser) → 201 ``{"id", "key"}``; ``GET /api/league/venues``
-  (organiser) → ``[{"id", "name", "last_seen", "matches", "behind_s"}]``.
+  (organiser) → ``[{"id", "name", "last_seen", "matches", "behind_s"}]`` (``"key_revoked": true`` while it has none).
+- ``DELETE /api/league/venues/<id>/key`` (organiser) → ``{"id", "key_revoked": true}``; ``POST
+  /api/league/venues/<id>/key`` → 201 ``{"id", "key"}``, a new key, the old one revoked (D380). A revoked key is a
+  403 ``forbidden`` saying so (``revoked_at``), nothing read or stored.
 - ``GET /api/league/ingest`` (``Authorization: Bearer <venue key>``) → ``{"cursor", "digest"}``: what the central
   holds from that venue; ``POST /api/league/ingest`` a batch (``central.py``) → 200 ``{"cursor", "digest",
   "stored"}``, 409 ``conflict`` with ``cursor`` (nothing stored), 400 ``invalid``, 401 without a venue key.
@@ -26,6 +29,7 @@ import re
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
+from flask_babel import gettext
 
 from qalisball.league.assignments import AssignError, Assignments
 from qalisball.league.central import BadBatch, Central, Refused
@@ -70,10 +74,18 @@ def init_app(app: Flask, central: Central, upstream: Upstream | None, assignment
     app.register_blueprint(pages.bp)
     app.before_request(_read_only_copies)
 
+    def mark() -> dict[str, Any] | None:
+        sender = UPSTREAM.find()
+        shown = sender.mark() if sender is not None else None
+        if shown is not None and shown["said"] is not None:  # in the page's language (D373), never the network's words
+            said = shown["said"]
+            shown["error"] = str(gettext(said.template)).format(**said.params)
+        return shown
+
     @app.context_processor
     def league_globals() -> dict[str, Any]:
         return {
-            "league_mark": lambda: upstream.mark() if upstream is not None else None,
+            "league_mark": mark,
             "league_venue": upstream is not None,  # the organiser's index links the league's fixtures (L4)
         }
 
@@ -116,9 +128,46 @@ def list_venues() -> Response:
 
 
 def _venue() -> Any:
-    v = CENTRAL().venue_of_key(request_token())
+    central = CENTRAL()
+    key = request_token()
+    v = central.venue_of_key(key)
+    if v is not None:
+        return v
+    revoked = central.revoked_key(key)
+    if revoked is not None:  # known, and no longer this venue's (D380): nothing is read or stored
+        venue, at = revoked
+        raise ApiError(
+            403,
+            "forbidden",
+            f"this venue key of {venue.name} ({venue.id}) was revoked at the central at {at}: nothing was stored; "
+            "the league's organiser gives the venue a new key (QALISBALL_UPSTREAM_KEY)",
+            revoked_at=at,
+        )
+    raise ApiError(401, "unauthorized", "this needs a venue key the central issued (POST /api/league/venues)")
+
+
+@bp.delete("/venues/<venue_id>/key")
+@organiser_required
+def revoke_key(venue_id: str) -> Response:
+    """Revoke a venue's key (D380): it writes nothing more; what the venue sent stays."""
+    v = _known_venue(venue_id)
+    CENTRAL().revoke_key(v, reissue=False)
+    return jsonify({"id": v.id, "key_revoked": True})
+
+
+@bp.post("/venues/<venue_id>/key")
+@organiser_required
+def reissue_key(venue_id: str) -> tuple[Response, int]:
+    """A new key for a venue (D380): the old one is revoked; the new one is shown once."""
+    v = _known_venue(venue_id)
+    key = CENTRAL().revoke_key(v, reissue=True)
+    return jsonify({"id": v.id, "key": key}), 201
+
+
+def _known_venue(venue_id: str) -> Any:
+    v = CENTRAL().venues.get(venue_id)
     if v is None:
-        raise ApiError(401, "unauthorized", "this needs a venue key the central issued (POST /api/league/venues)")
+        raise ApiError(404, "not_found", f"no venue {venue_id}")
     return v
 
 

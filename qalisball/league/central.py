@@ -158,7 +158,10 @@ class Venue:
 
     def public(self, matches: int, now_ms: int) -> dict[str, Any]:
         behind = None if self.last_message_ms is None else max(0, (now_ms - self.last_message_ms) // 1000)
-        return {"id": self.id, "name": self.name, "last_seen": self.last_seen, "matches": matches, "behind_s": behind}
+        out = {"id": self.id, "name": self.name, "last_seen": self.last_seen, "matches": matches, "behind_s": behind}
+        if not self.key_hash:  # its key revoked and none issued since (D380)
+            out["key_revoked"] = True
+        return out
 
 
 @dataclass
@@ -196,6 +199,7 @@ class Central:
         # A venue's own competitions held here (D379): competition id -> its venue; ("team" | "official", id) -> venue.
         self.competition_venue: dict[str, str] = {}
         self.record_venue: dict[tuple[str, str], str] = {}
+        self.revoked: dict[str, tuple[str, str]] = {}  # a revoked key's hash -> (its venue, when) (D380)
         self.adopted: list[Callable[[str], None]] = []  # told of each venue's match newly held (a league fixture's, L4)
         self._reader: sqlite3.Connection | None = None
 
@@ -209,6 +213,9 @@ class Central:
             self.venues[v.id] = v
         for r in self.store.db.query("SELECT match_id, venue_id FROM league_matches"):
             self.match_venue[r["match_id"]] = r["venue_id"]
+        if "league_revoked_keys" in self.store.db.table_names():
+            for r in self.store.db.query("SELECT key_hash, venue_id, revoked_at FROM league_revoked_keys"):
+                self.revoked[r["key_hash"]] = (r["venue_id"], r["revoked_at"])
         if self.copies is None or "league_competitions" not in self.store.db.table_names():
             return
         for r in self.store.db.query(
@@ -227,6 +234,7 @@ class Central:
         self.match_venue.clear()
         self.competition_venue.clear()
         self.record_venue.clear()
+        self.revoked.clear()
 
     def _held_copy(self, venue_id: str, copy: Any) -> None:
         assert self.copies is not None
@@ -258,9 +266,39 @@ class Central:
 
     def venue_of_key(self, key: str | None) -> Venue | None:
         for v in self.venues.values():
-            if key_tokens.matches(key, v.key_hash):
+            if v.key_hash and key_tokens.matches(key, v.key_hash):
                 return v
         return None
+
+    def revoked_key(self, key: str | None) -> tuple[Venue, str] | None:
+        """The venue whose key ``key`` was, and when it was revoked (D380), or None."""
+        for key_hash, (venue_id, at) in self.revoked.items():
+            if key_tokens.matches(key, key_hash) and venue_id in self.venues:
+                return self.venues[venue_id], at
+        return None
+
+    def revoke_key(self, v: Venue, reissue: bool) -> str | None:
+        """Revoke the venue's key (D380): from now on it writes and reads nothing here and is told why; with
+        ``reissue`` a new key (shown once, its hash kept) takes its place. What the venue sent stays as it is."""
+        at = _iso(self.svc.clock())
+        key = "qlv_" + secrets.token_urlsafe(32) if reissue else None
+        new_hash = key_tokens.hash_token(key) if key is not None else ""
+        old_hash = v.key_hash
+
+        def change() -> list[tuple[str, tuple[Any, ...]]]:
+            if old_hash:
+                self.store.db.execute(
+                    "INSERT INTO league_revoked_keys (key_hash, venue_id, revoked_at) VALUES (?, ?, ?)", [old_hash, v.id, at]
+                )
+            self.store.db.execute("UPDATE league_venues SET key_hash = ? WHERE id = ?", [new_hash, v.id])
+            return [("league_venues", (v.id,)), *([("league_revoked_keys", (old_hash,))] if old_hash else [])]
+
+        with self._lock:
+            self.store.write_records("league_venue_key_revoked", change)
+            if old_hash:
+                self.revoked[old_hash] = (v.id, at)
+            v.key_hash = new_hash
+        return key
 
     def listing(self) -> list[dict[str, Any]]:
         counts: dict[str, int] = {}

@@ -30,6 +30,12 @@ Migration 36 (issue 31 item 2, D379):
 - ``league_competitions`` (central): a venue's own competition as it sent it last (``records``: the competition, its
   fixtures, protests, lots, the teams and officials it names), from its message at ``cursor``: held read-only and
   shown as the central's own. Sealed (the competition and its venue).
+
+Migration 37 (D380):
+
+- ``league_revoked_keys`` (central): a venue key the organiser revoked (its hash, its venue, when): a venue that
+  still sends with it is refused and told so. Sealed. A revoked venue's ``league_venues.key_hash`` is empty until a
+  new key is issued.
 """
 
 from __future__ import annotations
@@ -87,9 +93,22 @@ migrations.register(
     sealed={"league_assignments": (("competition_id", "fixture_id"), ("competition_id", "fixture_id", "venue_id", "match_id"))},
     sealed_from=35,
 )
+
+
+def migrate_revoked(db: sqlite_utils.Database) -> None:
+    """Migration 37 (D380): revoked venue keys."""
+    db.execute("CREATE TABLE league_revoked_keys (key_hash TEXT PRIMARY KEY, venue_id TEXT NOT NULL, revoked_at TEXT NOT NULL)")
+
+
 migrations.register(
     "league",
     {36: migrate_competitions},
     sealed={"league_competitions": (("competition_id",), ("competition_id", "venue_id"))},
     sealed_from=36,
+)
+migrations.register(
+    "league",
+    {37: migrate_revoked},
+    sealed={"league_revoked_keys": (("key_hash",), ("key_hash", "venue_id", "revoked_at"))},
+    sealed_from=37,
 )

@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import sqlite3
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from qalisball.league.central import KINDS, digest, entry_wire
 from qalisball.league.venue_fixtures import VenueFixtures
+from qalisball.rules.errors import N_
 from qalisball.storage.store import Store, entry_of_row
 
 log = logging.getLogger(__name__)
@@ -44,6 +47,57 @@ BATCH = 200
 PENDING_MARK_MS = 60_000  # the organiser's pages show a mark once something has been pending this long
 TIMEOUT_S = 10.0
 MAX_BATCH_BYTES = 2_000_000  # the central takes at most 16 MB a batch (api.py): a batch stops growing past this
+
+
+@dataclass(frozen=True)
+class Said:
+    """Why nothing moves, as the organiser's mark says it (D373): an ``N_`` template, translated on the page, and its
+    values; ``detail`` (the network's or the central's own words) only in the API's ``last_error``."""
+
+    template: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    detail: str | None = None
+
+    @property
+    def message(self) -> str:
+        text = self.template.format(**self.params)
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+def unreachable(url: str, exc: BaseException) -> Said:
+    """The network's error said in words a person reads (translated), its own text kept as the detail."""
+    reason = getattr(exc, "reason", exc)
+    if isinstance(reason, ConnectionRefusedError):
+        template = N_("the central server {url} cannot be reached: nothing answers there (is it running?)")
+    elif isinstance(reason, (TimeoutError, socket.timeout)):
+        template = N_("the central server {url} cannot be reached: it does not answer in time")
+    elif isinstance(reason, socket.gaierror):
+        template = N_("the central server {url} cannot be reached: its name is not found (no network, or a wrong address?)")
+    elif isinstance(reason, (ConnectionResetError, ConnectionAbortedError)):
+        template = N_("the central server {url} cannot be reached: the connection was cut")
+    else:
+        template = N_("the central server {url} cannot be reached")
+    return Said(template, {"url": url}, str(exc))
+
+
+def answered(status: int, answer: dict[str, Any]) -> Said:
+    """The central's refusal said in words a person reads (its own English message kept as the detail)."""
+    detail = str(answer.get("message") or "") or None
+    if status == 403 and answer.get("revoked_at"):
+        return Said(
+            N_("the central server revoked this venue's key on {at}: ask the league's organiser for a new one"),
+            {"at": str(answer["revoked_at"])},
+            detail,
+        )
+    if status == 401:
+        return Said(N_("the central server does not know this venue's key (QALISBALL_UPSTREAM_KEY)"), {}, detail)
+    if status == 409:
+        return Said(
+            N_("the central server refused the messages: it holds this venue's up to cursor {cursor}; nothing more was stored"),
+            {"cursor": str(answer.get("cursor", "?"))},
+            detail,
+        )
+    return Said(N_("the central server answered {status}"), {"status": status}, detail)
 
 
 class Upstream:
@@ -70,6 +124,7 @@ class Upstream:
         self._fetched_mono: float | None = None  # time.monotonic() of the last fetch of the fixtures
         self.connected = False
         self.last_error: str | None = None
+        self.said: Said | None = None  # last_error as the organiser's mark says it (translated, D373)
         self.refused = False  # the last answer was the central's refusal (409): the organiser must settle it
         self.pending_since: int | None = None  # the app's clock when something became pending
         self._stop = threading.Event()
@@ -109,7 +164,7 @@ class Upstream:
         late = n > 0 and self.pending_since is not None and self.clock() - self.pending_since > PENDING_MARK_MS
         if not late and not self.refused:
             return None
-        return {"pending": n, "late": late, "refused": self.refused, "error": self.last_error}
+        return {"pending": n, "late": late, "refused": self.refused, "error": self.last_error, "said": self.said}
 
     # -- the worker -------------------------------------------------------------------------------
 
@@ -127,11 +182,11 @@ class Upstream:
                     continue
             except (OSError, ValueError, urllib.error.URLError) as exc:
                 self.connected = False
-                self.last_error = f"the central cannot be reached: {exc}"
+                self._fail(unreachable(self.url, exc))
                 self._known = False
             except Exception as exc:  # never dies: said, and tried again
                 log.exception("the league's sender failed")
-                self.last_error = f"the sender failed: {exc}"
+                self._fail(Said(N_("the sender to the central server failed; it tries again"), {}, str(exc)))
                 self._known = False
             self._stop.wait(wait)
             wait = min(wait * 2, self.retry_max_s)
@@ -141,19 +196,26 @@ class Upstream:
         if not self._known:
             status, held = self._call("GET", None)
             if status != 200:
-                self.last_error = f"the central answered {status}: {held.get('message', '')}"
+                self.refused = status in (401, 403)  # the key: only the organisers can settle it (D380)
+                self._fail(answered(status, held))
                 return False
             cursor, held_digest = int(held["cursor"]), held.get("digest")
             if cursor > 0 and self._digest_at(cursor) != held_digest:
                 self.refused = True
-                self.last_error = (
-                    f"fork: the central holds this venue's messages up to cursor {cursor}, and this venue's record "
-                    "is not that one there (a database restored from an older copy?): nothing more is sent; "
-                    "the organisers settle it (docs/deploy.md)"
+                self._fail(
+                    Said(
+                        N_(
+                            "fork: the central holds this venue's messages up to cursor {cursor}, and this venue's record "
+                            "is not that one there (a database restored from an older copy?): nothing more is sent; "
+                            "the organisers settle it (docs/deploy.md)"
+                        ),
+                        {"cursor": cursor},
+                    )
                 )
                 return False
             self._acknowledged(cursor, held_digest)
-            self._known, self.refused, self.last_error = True, False, None
+            self._known, self.refused = True, False
+            self._fail(None)
             return True
         messages = self._messages()
         if not messages:
@@ -162,12 +224,18 @@ class Upstream:
         status, answer = self._call("POST", {"after": str(self.ack), "after_digest": self.ack_digest, "messages": messages})
         if status == 200:
             self._acknowledged(int(answer["cursor"]), answer.get("digest"))
-            self.refused, self.last_error = False, None
+            self.refused = False
+            self._fail(None)
             return True
-        self.refused = status == 409
-        self.last_error = f"the central refused the batch ({status} {answer.get('error')}): {answer.get('message', '')}"
+        self.refused = status in (401, 403, 409)
+        self._fail(answered(status, answer))
         self._known = False  # ask again what it holds
         return False
+
+    def _fail(self, said: Said | None) -> None:
+        """Why nothing moves (None: all is well): ``last_error`` in the API's English, ``said`` for the mark."""
+        self.said = said
+        self.last_error = None if said is None else said.message
 
     def _league_fixtures(self) -> None:
         """Tell the central of the matches made here of its fixtures, then fetch them again when due (D377)."""

@@ -273,6 +273,30 @@ def operations() -> dict[tuple[str, str], Operation]:
             "organiser",
             answer_schema={"type": "array", "items": {"$ref": "#/components/schemas/LeagueVenue"}},
         ),
+        ("DELETE", "/api/league/venues/<venue_id>/key"): Operation(
+            "At the central: revoke a venue's key; the venue writes nothing more until it has a new one",
+            lg,
+            "organiser",
+            answer_schema={
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "key_revoked": {"type": "boolean"}},
+            },
+            description="D380: the old key is then a 403 `forbidden` with `revoked_at` for every venue request, nothing "
+            "read or stored; what the venue sent before stays.",
+            errors=(404,),
+        ),
+        ("POST", "/api/league/venues/<venue_id>/key"): Operation(
+            "At the central: a new key for a venue (shown once), the old one revoked",
+            lg,
+            "organiser",
+            201,
+            answer_schema={
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "key": {"type": "string", "minLength": 32}},
+            },
+            description="D380: the same venue, carrying on from the cursor the central holds.",
+            errors=(404,),
+        ),
         ("GET", "/api/league/ingest"): Operation(
             "At the central (venue key): the venue's last message held, where its next batch starts",
             lg,
@@ -744,6 +768,7 @@ LEAGUE_SCHEMAS: dict[str, dict[str, Any]] = {
             "last_seen": {**_NULLABLE, "description": "the venue's last request (ISO 8601), null if never"},
             "matches": {"type": "integer", "description": "the venue's matches the central holds"},
             "behind_s": {"type": ["integer", "null"], "description": "seconds since its last message arrived, null if never"},
+            "key_revoked": {"type": "boolean", "description": "true while its key is revoked, no new one issued (D380)"},
         },
     },
     "LeagueHeld": {

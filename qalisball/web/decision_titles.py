@@ -262,6 +262,9 @@ DECISION_TITLES: dict[str, str] = {
     ),
     "D379": Np_(
         "rule book",
-        "A venue's own competition travels as its records with its journal messages; the central holds that copy read-only and shows it as its own",
+        "A venue's own competition travels as its records with its messages; the central shows that copy as its own, read-only",
+    ),
+    "D380": Np_(
+        "rule book", "A venue's key can be revoked or replaced at the central; a revoked key is a 403 saying so, nothing stored"
     ),
 }
