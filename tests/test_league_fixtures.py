@@ -6,6 +6,7 @@ loopback are tests/test_league_servers.py."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,56 @@ def test_issue31_L4_C7_D378_a_suspension_the_central_learnt_after_the_venue_fetc
     assert call(c, "GET", f"/api/competitions/{comp}")["fixtures"][view["fixtures"].index(nxt)]["status"] == "finished"
     page = c.get(f"/competitions/{comp}/admin?token={ADMIN}&lang=en", follow_redirects=True).get_data(as_text=True)
     assert "suspended" in page and "after the venue fetched" in page
+
+
+def test_issue31_D376_a_venues_fixture_match_reads_the_competitions_lineup_schema(venue: Flask) -> None:
+    """D376 (stop 37's review): the venue's ``POST /api/league/fixtures/<fid>/match`` reads the line-ups with the one
+    schema the competitions' ``POST …/fixtures/<fid>/match`` reads (no copy of it in the league), so a bad line-up
+    is the same 400 at both."""
+    from marshmallow import Schema
+
+    from qalisball.competitions import schemas as cs
+    from qalisball.league import venue_fixtures
+    from qalisball.match import schemas as ms
+
+    own = [n for n, v in vars(venue_fixtures).items() if isinstance(v, type) and issubclass(v, Schema)]
+    assert own == ["LineupSchema", "MatchSchema"] and venue_fixtures.LineupSchema is cs.LineupSchema is ms.LineupSchema
+    bad = {"home": {"starting": ["1"]}, "away": {"players": [1]}}
+    r = venue.test_client().post("/api/league/fixtures/c-1/match", json=bad, headers=auth(ADMIN))
+    from marshmallow import ValidationError
+
+    try:
+        cs.LineupSchema().load(bad)
+    except ValidationError as exc:
+        expected = exc.normalized_messages()
+    assert r.status_code == 400 and r.get_json()["fields"] == json.loads(json.dumps(expected)), r.get_json()
+
+
+def test_issue31_D42_a_league_table_that_cannot_be_read_makes_the_server_read_only_saying_so(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """D42 (stop 37's review: one guard in the composition root for the league's tables): a venue whose fixtures'
+    table cannot be read starts with none of the league's tables read and read-only, saying why on its pages, as a
+    damaged competitions table does; before, it forgot its fixtures and went on writing (a second match of a
+    fixture it had made could then be made)."""
+    import sqlite3
+
+    db = tmp_path / "venue.db"
+    _venue_app(db, clock).extensions["qalisball"].store.close()
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE league_fixtures")
+    conn.execute("CREATE TABLE league_fixtures (data TEXT)")  # no id: reading it in order fails
+    conn.commit()
+    conn.close()
+    app = _venue_app(db, clock)
+    try:
+        c = app.test_client()
+        page = c.get("/?lang=en").get_data(as_text=True)
+        assert "Read-only" in page and "cannot be read" in page and "league_fixtures" not in page.split("Read-only")[0]
+        from qalisball.server.demo import demo_request
+
+        r = c.post("/api/matches", json=demo_request(), headers=auth(ADMIN))
+        assert r.status_code == 503 and r.get_json()["error"] == "damaged", r.get_json()
+        assert app.extensions["qalisball_league_fixtures"].rows == {}
+    finally:
+        app.extensions["qalisball"].store.close()

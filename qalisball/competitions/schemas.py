@@ -13,8 +13,8 @@ from marshmallow import ValidationError, fields, post_load, validate, validates_
 
 from qalisball.match.schemas import (
     HEX_COLOR,
-    SHIRT,
     FieldSchema,
+    LineupSchema,
     Plain,
     PlayerSchema,
     RulesSchema,
@@ -194,17 +194,6 @@ class OfficialsSchema(_Strict):
         ids = [v for v in data.values() if v]
         if len(set(ids)) != len(ids):
             raise ValidationError("one official cannot hold two roles in a match", "_schema")
-
-
-class SideLineupSchema(_Strict):
-    starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
-    # The match-day squad (numbers of the kept roster); by default every player not suspended.
-    players = fields.List(fields.Integer(strict=True, validate=SHIRT), load_default=None, allow_none=True)
-
-
-class LineupSchema(_Strict):
-    home = fields.Nested(SideLineupSchema, required=True)
-    away = fields.Nested(SideLineupSchema, required=True)
 
 
 class ForfeitRequestSchema(_Strict):

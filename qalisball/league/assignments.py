@@ -22,7 +22,6 @@ from typing import Any, Protocol
 
 from qalisball.league.central import Central, Venue
 from qalisball.match.service import NotFound
-from qalisball.storage.engine import DatabaseError
 from qalisball.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -69,14 +68,14 @@ class Assignments:
         self.store, self.central, self.desk = store, central, desk
         self._lock = threading.RLock()
         self.by_fixture: dict[tuple[str, str], Assignment] = {}
-        try:
-            self._load()
-        except DatabaseError as exc:  # a damaged file (D42): the server starts read-only, saying so
-            self.by_fixture.clear()
-            log.error("the league's assignments cannot be read: %s", exc)
         central.adopted.append(self.adopted)
 
-    def _load(self) -> None:
+    def forget(self) -> None:
+        """Nothing read (the table could not be: D42)."""
+        self.by_fixture.clear()
+
+    def load(self) -> None:
+        """Read the assignments (at start-up, under the composition root's D42 guard)."""
         if "league_assignments" in self.store.db.table_names():
             for r in self.store.db.query("SELECT * FROM league_assignments ORDER BY assigned_at"):
                 a = Assignment(

@@ -18,29 +18,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError
 
-from qalisball.match.schemas import SHIRT, MatchSchema, _Strict
+from qalisball.match.schemas import LineupSchema, MatchSchema
 from qalisball.match.service import Match, MatchService
 from qalisball.rules.competition import discipline
 from qalisball.rules.competition.discipline import Suspension
 from qalisball.rules.errors import RuleViolation
-from qalisball.storage.engine import DatabaseError
 from qalisball.storage.store import Store
 
 log = logging.getLogger(__name__)
-
-
-class LeagueSideLineupSchema(_Strict):
-    """As the competitions' (``POST /api/competitions/<id>/fixtures/<fid>/match``): starters, and the squad."""
-
-    starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
-    players = fields.List(fields.Integer(strict=True, validate=SHIRT), load_default=None, allow_none=True)
-
-
-class LeagueLineupSchema(_Strict):
-    home = fields.Nested(LeagueSideLineupSchema, required=True)
-    away = fields.Nested(LeagueSideLineupSchema, required=True)
 
 
 class FixtureError(Exception):
@@ -60,14 +47,18 @@ class VenueFixtures:
         self.rows: dict[str, dict[str, Any]] = {}
         self.fetched_at: str | None = None  # the last fetch this run or before
         self.fetch_error: str | None = None
-        try:
-            if "league_fixtures" in store.db.table_names():
-                for r in store.db.query("SELECT * FROM league_fixtures ORDER BY id"):
-                    self.rows[r["id"]] = {**r, "data": json.loads(r["data"])}
-                    self.fetched_at = max(self.fetched_at or "", r["fetched_at"]) or None
-        except DatabaseError as exc:  # a damaged file (D42): the server starts read-only, saying so
-            self.rows.clear()
-            log.error("the league's fixtures cannot be read: %s", exc)
+
+    def load(self) -> None:
+        """Read the fixtures kept (at start-up, under the composition root's D42 guard)."""
+        if "league_fixtures" in self.store.db.table_names():
+            for r in self.store.db.query("SELECT * FROM league_fixtures ORDER BY id"):
+                self.rows[r["id"]] = {**r, "data": json.loads(r["data"])}
+                self.fetched_at = max(self.fetched_at or "", r["fetched_at"]) or None
+
+    def forget(self) -> None:
+        """Nothing read (the table could not be: D42)."""
+        self.rows.clear()
+        self.fetched_at = None
 
     # -- what the central sent ----------------------------------------------------------------------
 
@@ -121,7 +112,7 @@ class VenueFixtures:
 
     def make_match(self, fid: str, body: Any) -> Match:
         try:
-            lineup: dict[str, Any] = LeagueLineupSchema().load(body)
+            lineup: dict[str, Any] = LineupSchema().load(body)  # the competitions' line-ups, the one schema
         except ValidationError as exc:
             raise FixtureError(400, "invalid", "the lineup does not fit the schema", fields=exc.normalized_messages()) from exc
         with self._lock:

@@ -224,6 +224,22 @@ class RulesSchema(_Strict):
         return data
 
 
+class SideLineupSchema(_Strict):
+    """One side of a match made from a fixture's kept rosters: its starters and match-day squad (numbers)."""
+
+    starting = fields.List(fields.Integer(strict=True, validate=SHIRT), required=True)
+    # The match-day squad (numbers of the kept roster); by default every player not suspended.
+    players = fields.List(fields.Integer(strict=True, validate=SHIRT), load_default=None, allow_none=True)
+
+
+class LineupSchema(_Strict):
+    """The line-ups of a match made from a fixture: a competition's (``POST /api/competitions/<id>/fixtures/<fid>/match``)
+    and a league venue's (``POST /api/league/fixtures/<fid>/match``) read the one schema."""
+
+    home = fields.Nested(SideLineupSchema, required=True)
+    away = fields.Nested(SideLineupSchema, required=True)
+
+
 class MatchSchema(_Strict):
     home = fields.Nested(TeamSchema, required=True)
     away = fields.Nested(TeamSchema, required=True)
@@ -582,4 +598,4 @@ def _check_call(data: dict[str, Any]) -> None:
         raise ValidationError({"spot": [f"a {data.get('kind')} violation needs the spot where it happened"]})
 
 
-__all__ = ["MatchSchema", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]
+__all__ = ["MatchSchema", "LineupSchema", "SideLineupSchema", "parse_event", "ParsedEvent", "EVENT_SCHEMAS"]

@@ -17,7 +17,6 @@ from flask import Blueprint, Flask, Response, current_app, render_template
 from marshmallow import Schema
 
 from qalisball.competitions import schemas as cs
-from qalisball.league.venue_fixtures import LeagueLineupSchema
 from qalisball.match import catalogue_api
 from qalisball.match import schemas as ms
 from qalisball.rules.catalogue import BY_TYPE, CORRECTABLE
@@ -400,7 +399,7 @@ def operations() -> dict[tuple[str, str], Operation]:
             lg,
             "organiser",
             status=201,
-            body=LeagueLineupSchema,
+            body=cs.LineupSchema,
             answer_schema={
                 "type": "object",
                 "required": ["id", "tokens"],

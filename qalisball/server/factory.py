@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Flask
 from flask_socketio import SocketIO
@@ -20,8 +20,10 @@ from qalisball.match import slots as match_slots
 from qalisball.match.devices import DEVICES, DeviceRegistry
 from qalisball.match.live import LIVE, MatchRoom
 from qalisball.match.service import MatchService, match_reader, now_ms
+from qalisball.rules.errors import N_
 from qalisball.server import tables  # noqa: F401  (every feature's tables join the migrations before a Store opens)
 from qalisball.storage.engine import DatabaseError
+from qalisball.storage.integrity import Damage
 from qalisball.storage.journal import Row
 from qalisball.storage.store import DatabaseInUse, DatabaseUnavailable, Store
 from qalisball.venue import slots as venue_slots
@@ -220,20 +222,17 @@ def league(app: Flask, svc: MatchService) -> None:
     # to the league, and who plays a fixture elsewhere handed back (D321).
     comps = competition_slots.COMPETITIONS.of(app)
     central = Central(svc, comps.league)
-    try:
-        central.load()
-    except DatabaseError as exc:  # a damaged file (D42): the server starts read-only, saying so; no league either
-        central.forget()
-        log.error("the league's venues cannot be read: %s", exc)
     store.on_close(central.close)
     assignments = Assignments(store, central, comps.league)
     comps.played_elsewhere(assignments.venue_of)
     upstream = None
+    at_start: list[Tables] = [central, assignments]
     url, key = app.config["UPSTREAM"], app.config["UPSTREAM_KEY"]
     if url and store.journal is not None:
         if not key or len(key) < 32:
             raise ConfigError("QALISBALL_UPSTREAM needs QALISBALL_UPSTREAM_KEY, the venue key the central issued")
         fixtures = VenueFixtures(store, svc, svc.clock)
+        at_start.append(fixtures)
         upstream = Upstream(
             store,
             url,
@@ -245,11 +244,36 @@ def league(app: Flask, svc: MatchService) -> None:
             records_of=comps.league.records,
         )
         store.on_close(upstream.stop)
+    read_at_start(svc, "the league's tables", at_start)  # before the sender starts: it works from what they hold
     league_api.init_app(app, central, upstream, assignments)
     match_slots.ORIGIN.install(app, league_api.origin)
     competition_slots.ORIGIN.install(app, league_api.competition_origin)
     if upstream is not None:
         socketio.start_background_task(upstream.run)
+
+
+class Tables(Protocol):
+    """A feature's tables read once at start-up into memory (``load``), or nothing of them (``forget``)."""
+
+    def load(self) -> None: ...
+
+    def forget(self) -> None: ...
+
+
+def read_at_start(svc: MatchService, what: str, parts: Sequence[Tables]) -> None:
+    """D42, once for the parts that read their tables at start-up: a database that cannot be read there leaves every
+    part empty (never half-read) and the server read-only, saying why on every screen, as a damaged file does."""
+    try:
+        for part in parts:
+            part.load()
+    except DatabaseError as exc:
+        for part in parts:
+            part.forget()
+        svc.problem = svc.problem or Damage(
+            N_("the database file {path} cannot be read ({error}): nothing can be stored; restore the latest backup"),
+            {"path": svc.store.path, "error": str(exc)},
+        )
+        log.error("%s cannot be read: %s", what, exc)
 
 
 def _followed(store: Store) -> Callable[[Any], Any]:
