@@ -260,4 +260,5 @@ DECISION_TITLES: dict[str, str] = {
     "D374": Np_(
         "rule book", "Venue keys: issued by the central, shown once, stored hashed and sealed; a key writes only its venue"
     ),
+    "D355": Np_("rule book", "A call being sent counts as stored only once its own entry has arrived"),
 }
