@@ -267,4 +267,5 @@ DECISION_TITLES: dict[str, str] = {
     "D380": Np_(
         "rule book", "A venue's key can be revoked or replaced at the central; a revoked key is a 403 saying so, nothing stored"
     ),
+    "D355": Np_("rule book", "A call being sent counts as stored only once its own entry has arrived"),
 }

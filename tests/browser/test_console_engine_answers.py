@@ -163,3 +163,42 @@ def test_issue28_item6_D344_a_void_logged_before_the_console_joined_strikes_its_
     expect(page.locator("body")).to_have_attribute("data-live", "1")
     expect(entry[first["seq"]]).to_have_class(re.compile(r"\bvoided\b"))
     expect(entry[goal]).not_to_have_class(re.compile(r"\bvoided\b"))
+
+
+def test_3_1_D355_space_resumes_while_the_pause_waits_for_its_answer_and_another_official_logs_a_call(
+    devices: Devices, server: Server
+) -> None:
+    """The scorer's Space pauses (3.1); while that pause waits for its answer, the referee logs a call and its state
+    reaches the scorer's console first. That state is newer but does not hold the pause: the console kept treating
+    the pause as stored, showed the clock running again, and the next Space paused a second time ("the clock is
+    already paused", the whole-match test's flake). A call is taken as stored only once its own entry arrived."""
+    match_id, tokens = live_match(server)
+    scorer = devices.open(console_url(match_id, tokens["scorer"]))
+    expect(scorer.locator("#clock")).to_have_class("clock")
+    held: list[Route] = []
+
+    def hold_first_post(route: Route) -> None:
+        if route.request.method == "POST" and not held:
+            held.append(route)  # answered below, after the referee's call
+        else:
+            route.continue_()
+
+    scorer.route("**/api/matches/*/events", hold_first_post)
+    with scorer.expect_request(lambda r: r.method == "POST" and r.url.endswith("/events")):
+        scorer.keyboard.press(" ")  # pause
+    expect(scorer.locator("#clock")).to_have_class("clock paused")
+    assert len(held) == 1, held
+    seq = server.state(match_id)["seq"]
+    last_at = server.events(match_id)[-1]["at_ms"]  # stamped with the kickoff's game time: before the held pause (M1)
+    note = server.post(match_id, tokens["referee"], {"type": "steal", "team": "away", "player": None, "at_ms": last_at})
+    assert note["seq"] == seq + 1
+    scorer.locator(f'#log li[data-seq="{note["seq"]}"]').wait_for()
+    expect(scorer.locator("#clock")).to_have_class("clock paused")  # the pause still waits: still shown
+    scorer.keyboard.press(" ")  # resume, once the pause is answered
+    held[0].continue_()
+    expect(scorer.locator("#net")).to_have_text("Online")  # nothing queued any more: both answered
+    expect(scorer.locator("#clock")).to_have_class("clock")
+    clock_calls = [e["action"] for e in server.events(match_id) if e["type"] == "clock"]
+    assert clock_calls == ["pause", "resume"], (clock_calls, server.events(match_id)[-3:], scorer.locator("#notice").inner_text())
+    assert server.state(match_id)["clock"]["running"] is True
+    expect(scorer.locator("#notice")).not_to_contain_text("already paused")

@@ -180,12 +180,12 @@ function liveState(s) {
 
 connect(matchId, {
   state: liveState,
-  event: addEntry,
+  event: (e) => { queue.stored(e); addEntry(e); },
   status: (up) => { if (up) queue.pump(); netStatus(); },
   join: devices.joinData,
   revoked: devices.revoked,
 });
-queue.start({ answered: answered, changed: () => { recompute(); startDeferred(); }, serverSeq: () => live.server.seq, revoked: devices.revoked });
+queue.start({ answered: answered, changed: () => { recompute(); startDeferred(); }, revoked: devices.revoked });
 devices.start();
 recompute();
 setInterval(tick, 100);

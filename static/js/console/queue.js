@@ -5,12 +5,12 @@
 import { csrf, matchId, role } from "./page.js";
 
 const KEY = "qalisball.queue." + matchId;
-let inflight = null; // {id, seq: the server's seq when it was sent}
+let inflight = null; // {id, storedSeq: its seq once its entry has arrived from the room, else null}
 let pumping = false;
 let online = navigator.onLine !== false;
 let afterOutage = false; // a call went unanswered: others may have logged meanwhile
 let halted = false; // the token was revoked: nothing more is sent; the calls stay on the tablet
-let hooks = { answered() {}, changed() {}, serverSeq: () => 0, revoked() {} };
+let hooks = { answered() {}, changed() {}, revoked() {} };
 
 export function load() {
   try { return JSON.parse(localStorage.getItem(KEY)) || []; } catch (e) { return []; }
@@ -30,8 +30,17 @@ export function halt() { halted = true; hooks.changed(); }
 export function isInflight(id) { return !!inflight && inflight.id === id; }
 
 /* The waiting calls the server's state does not have yet (the one being sent is in a newer state). */
+/* The calls the server's state at `serverSeq` does not hold yet. The one being sent is held once its own entry
+ * has arrived (`stored`, by its idempotency key) and the state is that far: a state that is newer only because
+ * another official logged something meanwhile does not hold it (its pause would otherwise vanish from the
+ * forecast, and Space would pause a second time instead of resuming). */
 export function pending(serverSeq) {
-  return load().filter((b) => !(inflight && inflight.id === b.id && serverSeq > inflight.seq));
+  return load().filter((b) => !(inflight && inflight.id === b.id && inflight.storedSeq !== null && serverSeq >= inflight.storedSeq));
+}
+
+/* A log entry arrived from the room: if it is the call being sent, the server has stored it at `e.seq`. */
+export function stored(e) {
+  if (inflight && e && e.id === inflight.id) inflight.storedSeq = e.seq;
 }
 
 export function add(body) {
@@ -78,7 +87,7 @@ export function pump() {
   if (!q.length) { hooks.changed(); return; }
   pumping = true;
   const body = q[0];
-  inflight = { id: body.id, seq: hooks.serverSeq() };
+  inflight = { id: body.id, storedSeq: null };
   hooks.changed();
   api("POST", "/events", wire(body))
     .then((r) => {
@@ -117,7 +126,7 @@ export function pump() {
     });
 }
 
-/* hooks: answered(body, {status, data}, sentAfterOutage, outageOver), changed(), serverSeq(), revoked(). */
+/* hooks: answered(body, {status, data}, sentAfterOutage, outageOver), changed(), revoked(). */
 export function start(h) {
   hooks = h;
   setInterval(() => { if (load().length) pump(); }, 2000);
