@@ -118,7 +118,9 @@ def kick_off(server: Server, match_id: str, tokens: dict[str, str]) -> dict[str,
         assert r.status_code == 201, r.text
     state = r.json()["state"]
     team = state["restart"]["team"]
-    r = server.post(match_id, tokens["referee"], {"type": "restart_taken", "team": team, "player": state["teams"][team]["on_field"][0]})
+    r = server.post(
+        match_id, tokens["referee"], {"type": "restart_taken", "team": team, "player": state["teams"][team]["on_field"][0]}
+    )
     assert r.status_code == 201, r.text
     return dict(r.json()["state"])
 
@@ -223,7 +225,7 @@ def test_issue32_D397_a_spectator_of_server_a_sees_server_bs_calls_in_order(serv
         for i in range(10):
             r = b.post(match_id, tokens["scorer"], {"type": "clock", "action": "pause" if i % 2 == 0 else "resume"})
             assert r.status_code == 201, r.text
-        wait_until(lambda: entries and entries[-1] == 13, "A's spectator at B's last call")
+        wait_until(lambda: entries and entries[-1] == 13 and states[-1] == 13, "A's spectator at B's last call")
         assert entries == list(range(1, 14)), entries  # every call B took, once each, in order
         assert states[-1] == 13 and states == sorted(states), states
     finally:
@@ -269,3 +271,79 @@ def test_issue32_D396_sigkill_of_one_server_while_it_writes_loses_nothing_acknow
     assert seqs == list(range(1, seqs[-1] + 1)), seqs
     assert set(at_a) | set(at_b) | {int(r.json()["seq"])} <= set(seqs)  # nothing acknowledged is lost
     assert [e["seq"] for e in b.events(match_id)] == seqs
+
+
+def test_issue32_D396_a_stale_copy_catches_up_under_the_match_lock_before_deciding(pg_url: str) -> None:
+    """D396, deterministic (no listener runs here): two match services on one database, as two processes' copies.
+    B's copy never hears of A's calls, yet a key A answered is answered again by B, a stale ``expected_seq`` is
+    refused, M4's duplicate is found, and B's own call gets the next seq: it caught up inside the lock first."""
+    from qalisball.match.schemas import MatchSchema, parse_event
+    from qalisball.match.service import Conflict, MatchService
+    from qalisball.server import tables  # noqa: F401  (every feature's migrations)
+    from qalisball.storage.store import Store
+
+    from .conftest import FakeClock
+
+    clock = FakeClock()
+    one, two = Store(pg_url), Store(pg_url)
+    try:
+        a, b = MatchService(one, clock=clock), MatchService(two, clock=clock)
+        made = a.create(MatchSchema().load(demo_request()))
+        at_b = b.get(made.id)  # made by A: loaded on demand
+        at_a = a.get(made.id)
+
+        def call(svc: MatchService, m: Any, role: str, body: dict[str, Any]) -> Any:
+            return svc.submit(m, role, body, parse_event(body))
+
+        for body in ({"type": "coin_toss", "kickoff": "home", "home_end": "x0"}, {"type": "period_start"}):
+            assert call(a, at_a, "referee", body).status == 201
+        state = a.state(at_a)
+        team = state["restart"]["team"]
+        call(a, at_a, "referee", {"type": "restart_taken", "team": team, "player": state["teams"][team]["on_field"][0]})
+        keyed = call(a, at_a, "referee", {"type": "note", "text": "once", "id": "k"})
+        assert at_b.seq == 0  # B's copy is behind: nothing told it
+        again = call(b, at_b, "referee", {"type": "note", "text": "once", "id": "k"})
+        assert again.status == 200 and again.body == keyed.body and at_b.seq == 4
+        clock.advance(1000)
+        goal = call(a, at_a, "assistant1", {"type": "goal", "team": "home", "player": 3})
+        with pytest.raises(Conflict):
+            call(b, at_b, "referee", {"type": "note", "text": "stale", "expected_seq": 4})
+        clock.advance(1000)
+        dup = call(b, at_b, "assistant2", {"type": "goal", "team": "home"})
+        assert dup.status == 200 and dup.body["duplicate_of"] == goal.body["seq"] == 5
+        own = call(b, at_b, "scorer", {"type": "note", "text": "B's own"})
+        assert own.status == 201 and own.body["seq"] == 6 and own.body["state"]["score"] == {"home": 1, "away": 0}
+        assert stored_seqs(pg_url, made.id) == [1, 2, 3, 4, 5, 6]
+    finally:
+        one.close()
+        two.close()
+
+
+def test_issue32_D398_a_team_and_a_competition_made_at_a_are_served_by_b(servers: tuple[Server, Server]) -> None:
+    """D398: the competitions are kept in step: a kept team and a competition made at A are listed and served by B
+    (its records read again when A's journal rows arrive), and a fixture's match made at B is A's fixture's too."""
+    a, b = servers
+    teams = []
+    for name in ("North", "South"):
+        body = {"name": name, "players": [{"number": n, "name": f"{name} {n}"} for n in range(1, 9)]}
+        r = requests.post(f"{a.base}/api/teams", json=body, headers=auth(ADMIN), timeout=10)
+        assert r.status_code == 201, r.text
+        teams.append(r.json()["id"])
+    body = {"name": "Cup", "format": "round_robin", "teams": teams, "fields": [{"name": "F1", "length": 40, "width": 25}]}
+    r = requests.post(f"{a.base}/api/competitions", json=body, headers=auth(ADMIN), timeout=10)
+    assert r.status_code == 201, r.text
+    comp_id, fixture = r.json()["id"], r.json()["fixtures"][0]["id"]
+    wait_until(lambda: requests.get(f"{b.base}/api/competitions/{comp_id}", timeout=10).status_code == 200, "B serves it")
+    assert {t["id"] for t in requests.get(f"{b.base}/api/teams", timeout=10).json()} >= set(teams)
+    lineups = {"home": {"starting": [1, 2, 3, 4, 5, 6]}, "away": {"starting": [1, 2, 3, 4, 5, 6]}}
+    r = requests.post(
+        f"{b.base}/api/competitions/{comp_id}/fixtures/{fixture}/match", json=lineups, headers=auth(ADMIN), timeout=10
+    )
+    assert r.status_code == 201, r.text
+    match_id = r.json()["id"]
+
+    def at_a() -> bool:
+        view = requests.get(f"{a.base}/api/competitions/{comp_id}", timeout=10).json()
+        return any(f["id"] == fixture and f["match"] == match_id for f in view["fixtures"])
+
+    wait_until(at_a, "A's fixture names the match B made")

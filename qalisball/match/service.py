@@ -112,6 +112,21 @@ class _Decided:
 _MATCH_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 
 
+class _Matches(dict[str, "Match"]):
+    """The matches held in memory; on a database several processes write (D396), ``get`` of a match not held loads it
+    from the database (made by another process), so every feature finds it as it finds its own."""
+
+    def __init__(self, loader: Callable[[str], Match | None] | None) -> None:
+        super().__init__()
+        self._loader = loader
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        found = super().get(key)
+        if found is None and self._loader is not None and isinstance(key, str) and _MATCH_ID.fullmatch(key):
+            found = self._loader(key)
+        return default if found is None else found
+
+
 @dataclass
 class Accepted:
     status: int  # 201, or 200 for a repeated idempotency key
@@ -124,11 +139,11 @@ class MatchService:
     def __init__(self, store: Store, clock: Callable[[], int] = now_ms) -> None:
         self.store = store
         self.clock = clock
-        self.matches: dict[str, Match] = {}
         self._lock = threading.RLock()
         # Several server processes write this (PostgreSQL) database (D396): every decision is made under the match's
-        # lock in the database, on the copy brought up to date first.
+        # lock in the database, on the copy brought up to date first; a match made by another is loaded when asked for.
         self.shared = bool(getattr(store, "shared", False))
+        self.matches: dict[str, Match] = _Matches(self._load_one if self.shared else None)
         self._load()
 
     def subscribe(self, publisher: Publisher) -> None:
@@ -260,9 +275,7 @@ class MatchService:
         return token
 
     def get(self, match_id: str) -> Match:
-        m = self.matches.get(match_id)
-        if m is None and self.shared and _MATCH_ID.fullmatch(match_id):
-            m = self._load_one(match_id)  # made by another process on the same database (D396)
+        m = self.matches.get(match_id)  # on a shared database, also one another process made (D396)
         if m is None:
             raise NotFound(f"no match {match_id}")
         return m
@@ -441,9 +454,8 @@ class MatchService:
         stored by another process; a match not held here is loaded."""
         if row.kind != "match":
             return
-        m = self.matches.get(row.subject)
+        m = self.matches.get(row.subject)  # loaded when not held (_Matches)
         if m is None:
-            self._load_one(row.subject)
             return
         seq = row.data().get("seq")
         if isinstance(seq, int) and seq > m.seq:
@@ -455,7 +467,7 @@ class MatchService:
         kind, _, match_id = payload.partition(" ")
         if kind != "match" or not match_id:
             return
-        m = self.matches.get(match_id)
+        m = dict.get(self.matches, match_id)
         if m is None:
             self._load_one(match_id)
             return
@@ -471,7 +483,7 @@ class MatchService:
     def _load_one(self, match_id: str) -> Match | None:
         """A match made by another process, read from the database when first asked for (D396); None if none."""
         with self._lock:
-            held = self.matches.get(match_id)
+            held = dict.get(self.matches, match_id)
             if held is not None:
                 return held
 

@@ -111,7 +111,8 @@ class Journal:
         self.closed = False
         self._listened = 0  # the listener's cursor (``listen_database``, D397)
         self._listening = threading.Lock()  # one catch-up at a time
-        self._mine: set[int] = set()  # cursors this process wrote that the listener has not read back yet
+        self._mine: set[int] = set()
+        self._reader_guard = threading.Lock()  # cursors this process wrote that the listener has not read back yet
         self.listening = False  # the listener's LISTEN is in place (tests wait for it)
         with self._lock:
             found = conn.execute("SELECT max(cursor) FROM journal").fetchone()
@@ -239,14 +240,18 @@ class Journal:
             with self._lock:
                 rows = self._conn.execute(sql, [cursor, n]).fetchall()
         else:
-            if self._reader is None:
-                if engine.is_postgres(self.path):
-                    self._reader = engine.connect(self.path, readonly=True)
-                else:
-                    self._reader = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            with self._reader_guard:  # never a connection made once the store closes (a reader or the listener woken then)
+                if self.closed:
+                    return []
+                if self._reader is None:
+                    if engine.is_postgres(self.path):
+                        self._reader = engine.connect(self.path, readonly=True)
+                    else:
+                        self._reader = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                reader = self._reader
             if engine.is_postgres(self.path):
                 sql = engine.translate(sql)
-            rows = self._reader.execute(sql, [cursor, n]).fetchall()
+            rows = reader.execute(sql, [cursor, n]).fetchall()
         return [Row(int(c), str(k), str(s), str(b)) for c, k, s, b in rows]
 
     # -- several processes on one PostgreSQL database (D397) -------------------------------------------
@@ -275,6 +280,8 @@ class Journal:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.listening = True
                 heard = [n.payload for n in conn.notifies(timeout=WAIT_S, stop_after=1)]
+                if self.closed:
+                    break
                 for payload in heard:
                     if not payload.isdigit():
                         notice(payload)
@@ -301,7 +308,7 @@ class Journal:
     def catch_up(self, before: Callable[[Row], None]) -> int:
         """Hand over every row committed after the listener's cursor (the other processes' and, read back, ours):
         ``before`` each, then this process's readers; how many."""
-        done = 0
+        done = foreign = 0
         with self._listening:
             while True:
                 rows = self._query(self._listened, BATCH)
@@ -312,6 +319,7 @@ class Journal:
                         if row.cursor in self._mine:
                             self._mine.discard(row.cursor)
                         else:
+                            foreign += 1
                             before(row)
                     except Exception:  # logged; the readers still get the row, the next submit catches up
                         what = (row.cursor, row.kind, row.subject)
@@ -319,16 +327,17 @@ class Journal:
                     self.committed(row)
                     self._listened = row.cursor
                     done += 1
-        if done:
-            self.drain()  # readers in the writer's thread (the tests' threading mode): here; else already woken
+        if foreign:  # readers in the writer's thread (the tests' threading mode): another process's rows here
+            self.drain()
         return done
 
     def close(self) -> None:
-        self.closed = True
+        with self._reader_guard:
+            self.closed = True
+            reader, self._reader = self._reader, None
         self.wake()  # the background readers stop
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        if reader is not None:
+            reader.close()
 
 
 class Reader:

@@ -461,10 +461,20 @@ class Store:
         from gevent.threadpool import ThreadPool
 
         pool = ThreadPool(1)
+        here = threading.local()  # set on the write thread: a read asked from inside a write runs where it is
+
+        def on_thread(fn: Callable[[], Any]) -> Any:
+            here.writing = True
+            try:
+                return fn()
+            finally:
+                here.writing = False
 
         def run(fn: Callable[[], Any]) -> Any:
+            if getattr(here, "writing", False):
+                return fn()
             with writes_first():  # the write's thread gets the GIL at once, not after the loop's 5 ms (D240)
-                return pool.apply(fn)
+                return pool.apply(on_thread, (fn,))
 
         self._run = run
 
@@ -675,6 +685,7 @@ class Store:
         ``also``: a feature's own rows of the event (a league's copy, its cursor), written in the same transaction
         with the chained entry: raising there stores nothing.
         """
+
         def write() -> tuple[LogEntry, journal.Row | None]:
             with self._transaction():
                 self.lock_match(entry.match_id)  # several writers (D396): the head read here is the match's last row
