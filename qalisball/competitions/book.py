@@ -138,6 +138,19 @@ class CompetitionBook:
             self.matches.problem = self.matches.problem or damage
             log.error("the competitions cannot be read: %s", exc)
 
+    def reload(self) -> None:
+        """Every record read again (another server process changed them on the same PostgreSQL database, D398): the
+        new records are read into new maps, then put in place under the lock; every cached view is out of date."""
+        with self.lock:
+            old = self.teams, self.officials, self.competitions, self._by_match
+            self.teams, self.officials, self.competitions, self._by_match = {}, {}, {}, {}
+            try:
+                self.matches.store.read(self.read)
+            except BaseException:
+                self.teams, self.officials, self.competitions, self._by_match = old
+                raise
+            self._written()
+
     def read(self) -> None:
         """Read every record from the store (at start-up; a test's restart reads them again)."""
         for r in self.db.rows("teams"):

@@ -142,6 +142,17 @@ class CompetitionService:
     def listen(self, listener: Listener) -> None:
         self._live.listen(listener)
 
+    def on_stored_elsewhere(self, kind: str, subject: str) -> None:
+        """Another server process on the same PostgreSQL database changed a competition, a kept team or an official
+        (the journal's listener, D398): the records are read again and the competition's pages told, as after a
+        write here."""
+        if kind not in ("competition", "team", "official"):
+            return
+        self._book.reload()
+        c = self._book.competitions.get(subject) if kind == "competition" else None
+        if c is not None:
+            self._live.changed(c)
+
     def on_match_event(self, match_id: str, entry: dict[str, Any], state: dict[str, Any]) -> None:
         """The match service's publisher: a fixture's live score, and the whole view when results change.
 

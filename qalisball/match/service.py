@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 import uuid
@@ -95,6 +96,37 @@ class RuledStep:
     state_json: dict[str, Any]  # the public state right after it, as its writer answered it
 
 
+@dataclass(frozen=True)
+class _Decided:
+    """A call the rules accepted, not stored yet: the entry, its journal message and local hand-over, the answer."""
+
+    entry: LogEntry
+    message: Any
+    local: Any
+    answer: dict[str, Any]
+    state: MatchState
+    log: list[LogEntry]
+    state_json: dict[str, Any]
+
+
+_MATCH_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+
+
+class _Matches(dict[str, "Match"]):
+    """The matches held in memory; on a database several processes write (D396), ``get`` of a match not held loads it
+    from the database (made by another process), so every feature finds it as it finds its own."""
+
+    def __init__(self, loader: Callable[[str], Match | None] | None) -> None:
+        super().__init__()
+        self._loader = loader
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        found = super().get(key)
+        if found is None and self._loader is not None and isinstance(key, str) and _MATCH_ID.fullmatch(key):
+            found = self._loader(key)
+        return default if found is None else found
+
+
 @dataclass
 class Accepted:
     status: int  # 201, or 200 for a repeated idempotency key
@@ -107,8 +139,11 @@ class MatchService:
     def __init__(self, store: Store, clock: Callable[[], int] = now_ms) -> None:
         self.store = store
         self.clock = clock
-        self.matches: dict[str, Match] = {}
         self._lock = threading.RLock()
+        # Several server processes write this (PostgreSQL) database (D396): every decision is made under the match's
+        # lock in the database, on the copy brought up to date first; a match made by another is loaded when asked for.
+        self.shared = bool(getattr(store, "shared", False))
+        self.matches: dict[str, Match] = _Matches(self._load_one if self.shared else None)
         self._load()
 
     def subscribe(self, publisher: Publisher) -> None:
@@ -240,7 +275,7 @@ class MatchService:
         return token
 
     def get(self, match_id: str) -> Match:
-        m = self.matches.get(match_id)
+        m = self.matches.get(match_id)  # on a shared database, also one another process made (D396)
         if m is None:
             raise NotFound(f"no match {match_id}")
         return m
@@ -281,59 +316,191 @@ class MatchService:
         """
         body_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         assert m.state is not None
+        if self.shared:
+            return self._submit_shared(m, role, body_hash, parsed, dry_run)
         engine.check_references(m.state, parsed.event)  # API.md's order: 400 before 409 conflict (decide checks again)
         self._refuse_if_damaged(m)
         with self._lock:
-            self._check_exists(m, parsed)  # 404 before 409
-            seen = m.by_key.get((role, parsed.key)) if parsed.key is not None else None
-            if seen is not None:
-                if seen.body_hash != body_hash:
-                    raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {seen.seq})")
-                return Accepted(200, json.loads(seen.response or "{}"), None, self.state(m))
-            if parsed.expected_seq is not None and parsed.expected_seq != m.seq:
-                raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
-            now = self.clock()
-            state = m.state
-            # The one road into the rules (issue 28): the rosters, M1's game time, M4, corrections (D8), the call.
-            decision = engine.decide(state, parsed.event, now, parsed.at_ms, log=m.log, by=role)
-            first = decision.duplicate_of
-            if first is not None:  # M4: the same call from a second official: not an error, nothing stored
-                current = self.state(m)
-                return Accepted(200, {"duplicate_of": first.seq, "by": first.by, "state": current}, None, current)
-            at_ms = decision.at_ms
-            seq = m.seq + 1
-            entry = LogEntry(
-                match_id=m.id,
-                seq=seq,
-                type=parsed.type,
-                fields=parsed.event.fields(),
-                by=role,
-                at_ms=at_ms,
-                received_at=datetime.fromtimestamp(now / 1000, UTC).isoformat(timespec="milliseconds"),
-                received_ms=now,
-                key=parsed.key,
-            )
-            new_state, log = decision.state, decision.log
-            state_json = _with_duplicates(public_state(new_state, now, m.id, seq), [*log, entry])
-            if dry_run:
-                return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
-            answer = {"seq": seq, "state": state_json}
-            entry = _replace(entry, rulings=decision.rulings)  # what was decided, stored and sealed with the call (issue 28)
-            if parsed.key is not None:
-                entry = _replace(entry, body_hash=body_hash, response=json.dumps(answer, ensure_ascii=False))
-            # The journal's message (the feed, D281), written in the same transaction as the event.
-            public = {**entry.public(), "struck": False}  # as GET .../events lists it when stored: it counts (D344)
-            message = ("match", m.id, {"match": m.id, "seq": seq, "event": feed_entry(public), "state": state_json})
+            got = self._decide(m, role, body_hash, parsed, dry_run)
+            if isinstance(got, Accepted):
+                return got
             # Committed (and chained) before anything answers; this process's readers get the whole entry (D300).
-            entry = self.store.append(entry, message, local=(public, state_json))
-            m.log = [*log, entry]
-            m.state = new_state
-            m.head = entry.hash or m.head
-            if entry.key is not None:
-                m.by_key[(role, entry.key)] = entry
-            accepted = Accepted(201, answer, entry, state_json)
+            entry = self.store.append(got.entry, got.message, local=got.local)
+            accepted = self._took(m, role, got, entry)
         self.store.followed()  # the journal's readers follow outside the lock (D300): the broadcast, the competitions
         return accepted
+
+    def _submit_shared(self, m: Match, role: str, body_hash: str, parsed: ParsedEvent, dry_run: bool) -> Accepted:
+        """Several server processes on one PostgreSQL database (D396): the same checks and decision as ``submit``,
+        made inside the append's transaction under the match's lock, on the copy brought up to date first with what
+        the other processes stored (their rulings folded, never decided again): a stale copy never decides, and the
+        idempotency keys, ``expected_seq`` and M4 see every process's calls."""
+        with self._lock:
+            outcome: list[Accepted | _Decided] = []
+
+            def decide(newer: list[LogEntry]) -> tuple[LogEntry, Any, Any] | None:
+                self._fold_stored(m, newer)
+                assert m.state is not None
+                engine.check_references(m.state, parsed.event)  # API.md's order, on the copy brought up to date
+                self._refuse_if_damaged(m)
+                got = self._decide(m, role, body_hash, parsed, dry_run)
+                outcome.append(got)
+                return None if isinstance(got, Accepted) else (got.entry, got.message, got.local)
+
+            entry = self.store.append_decided(m.id, m.seq, decide)
+            got = outcome[-1]
+            if isinstance(got, Accepted) or entry is None:
+                assert isinstance(got, Accepted)
+                return got
+            accepted = self._took(m, role, got, entry)
+        self.store.followed()
+        return accepted
+
+    def _decide(self, m: Match, role: str, body_hash: str, parsed: ParsedEvent, dry_run: bool) -> Accepted | _Decided:
+        """Under the service's lock: the answer given without storing (a repeated key, M4's duplicate, a dry run), or
+        the entry to store with its journal message and answer; raises what refuses the call (404, 409)."""
+        assert m.state is not None
+        self._check_exists(m, parsed)  # 404 before 409
+        seen = m.by_key.get((role, parsed.key)) if parsed.key is not None else None
+        if seen is not None:
+            if seen.body_hash != body_hash:
+                raise Conflict(f"idempotency key {parsed.key!r} was used for another event (seq {seen.seq})")
+            return Accepted(200, json.loads(seen.response or "{}"), None, self.state(m))
+        if parsed.expected_seq is not None and parsed.expected_seq != m.seq:
+            raise Conflict(f"expected_seq {parsed.expected_seq} is not the current seq {m.seq}")
+        now = self.clock()
+        state = m.state
+        # The one road into the rules (issue 28): the rosters, M1's game time, M4, corrections (D8), the call.
+        decision = engine.decide(state, parsed.event, now, parsed.at_ms, log=m.log, by=role)
+        first = decision.duplicate_of
+        if first is not None:  # M4: the same call from a second official: not an error, nothing stored
+            current = self.state(m)
+            return Accepted(200, {"duplicate_of": first.seq, "by": first.by, "state": current}, None, current)
+        at_ms = decision.at_ms
+        seq = m.seq + 1
+        entry = LogEntry(
+            match_id=m.id,
+            seq=seq,
+            type=parsed.type,
+            fields=parsed.event.fields(),
+            by=role,
+            at_ms=at_ms,
+            received_at=datetime.fromtimestamp(now / 1000, UTC).isoformat(timespec="milliseconds"),
+            received_ms=now,
+            key=parsed.key,
+        )
+        new_state, log = decision.state, decision.log
+        state_json = _with_duplicates(public_state(new_state, now, m.id, seq), [*log, entry])
+        if dry_run:
+            return Accepted(200, {"dry_run": True, "state": state_json}, None, state_json)
+        answer = {"seq": seq, "state": state_json}
+        entry = _replace(entry, rulings=decision.rulings)  # what was decided, stored and sealed with the call (issue 28)
+        if parsed.key is not None:
+            entry = _replace(entry, body_hash=body_hash, response=json.dumps(answer, ensure_ascii=False))
+        # The journal's message (the feed, D281), written in the same transaction as the event.
+        public = {**entry.public(), "struck": False}  # as GET .../events lists it when stored: it counts (D344)
+        message = ("match", m.id, {"match": m.id, "seq": seq, "event": feed_entry(public), "state": state_json})
+        return _Decided(entry, message, (public, state_json), answer, new_state, log, state_json)
+
+    @staticmethod
+    def _took(m: Match, role: str, got: _Decided, entry: LogEntry) -> Accepted:
+        """Once ``entry`` is committed: the copy in memory takes it."""
+        m.log = [*got.log, entry]
+        m.state = got.state
+        m.head = entry.hash or m.head
+        if entry.key is not None:
+            m.by_key[(role, entry.key)] = entry
+        return Accepted(201, got.answer, entry, got.state_json)
+
+    # -- several server processes on one PostgreSQL database (D396, D397) ----------------------------
+
+    def _fold_stored(self, m: Match, entries: list[LogEntry]) -> None:
+        """Under the service's lock: the copy in memory takes the entries other processes stored after it, folded from
+        their stored rulings (issue 28, L2): the engine decides nothing here. A row that does not continue the copy
+        (a match loaded while it was written) reloads the match from the database."""
+        for entry in entries:
+            if entry.seq <= m.seq:
+                continue
+            if entry.seq != m.seq + 1 or entry.prev_hash != m.head or m.state is None:
+                self._reload(m)
+                return
+            try:
+                m.log, m.state = _folded(m.setup, m.log, entry, m.state)
+            except ValueError:
+                self._reload(m)
+                return
+            m.head = entry.hash or m.head
+            if entry.key is not None:
+                m.by_key[(entry.by, entry.key)] = entry
+
+    def _reload(self, m: Match) -> None:
+        """The match read again from its stored log, as at start-up (inside the store's thread or transaction)."""
+        genesis = integrity.genesis_hash(m.id, m.created_at, m.data)
+        log = self.store.events(m.id)
+        check = integrity.check_chain(m.id, genesis, log, None)
+        m.damaged = check.damage
+        m.log, m.head = _prefix(log, check.proven), check.head
+        self._replay(m, genesis)
+
+    def catch_up(self, m: Match) -> None:
+        """The copy in memory brought up to date with what other processes stored (the journal's listener, D397)."""
+        if not self.shared or m.damaged is not None:
+            return
+        with self._lock:  # read and folded where the store's writes run (``Store.read``): a reload reads there too
+            self.store.read(lambda: self._fold_stored(m, self.store.events_after(m.id, m.seq)))
+
+    def on_stored(self, row: Row) -> None:
+        """The journal's listener, before this process's readers get ``row`` (D397): a match's copy takes the entries
+        stored by another process; a match not held here is loaded."""
+        if row.kind != "match":
+            return
+        m = self.matches.get(row.subject)  # loaded when not held (_Matches)
+        if m is None:
+            return
+        seq = row.data().get("seq")
+        if isinstance(seq, int) and seq > m.seq:
+            self.catch_up(m)
+
+    def on_notice(self, payload: str) -> None:
+        """``match <id>`` from another process (D397): a match made there is loaded; a role's token issued there
+        replaces the one held here, so the old token stops working in every process."""
+        kind, _, match_id = payload.partition(" ")
+        if kind != "match" or not match_id:
+            return
+        m = dict.get(self.matches, match_id)
+        if m is None:
+            self._load_one(match_id)
+            return
+        found = self.store.read(lambda: self.store.db.execute("SELECT tokens FROM matches WHERE id = ?", [match_id]).fetchone())
+        if found is None:
+            return
+        hashes = json.loads(found[0])
+        with self._lock:
+            if hashes != m.token_hashes:
+                m.tokens = {r: t for r, t in m.tokens.items() if hashes.get(r) == m.token_hashes.get(r)}
+                m.token_hashes = hashes
+
+    def _load_one(self, match_id: str) -> Match | None:
+        """A match made by another process, read from the database when first asked for (D396); None if none."""
+        with self._lock:
+            held = dict.get(self.matches, match_id)
+            if held is not None:
+                return held
+
+            def read() -> tuple[Match, str, list[LogEntry], Damage | None] | None:
+                rows = list(self.store.db.query("SELECT * FROM matches WHERE id = ?", [match_id]))
+                return self._read(rows[0]) if rows else None
+
+            got = self.store.read(read)
+            if got is None:
+                return None
+            m, genesis, log, unreadable = got
+            check = integrity.check_chain(m.id, genesis, log, None)
+            m.damaged = unreadable or check.damage
+            m.log, m.head = _prefix(log, check.proven), check.head
+            self._replay(m, genesis)
+            self.matches[m.id] = m
+            return m
 
     # -- a match another server writes (the league, SPEC L1, L2) -------------------------------------
 
@@ -366,23 +533,7 @@ class MatchService:
         message its writer stored with it, whose state is kept when its event is this entry's. Changes nothing;
         raises ``ValueError`` when the entry cannot be folded (no rulings, fields the rules cannot read) or the
         writer's message is not of this entry."""
-        if entry.rulings is None:
-            raise ValueError(f"entry {entry.seq} carries no rulings: a copy never decides a call again (L2)")
-        new_log = list(log)
-        if entry.type in ("void", "amend"):  # the mark its writer's store made on the target (as Store.append does)
-            target = entry.fields.get("target")
-            new_log = [_replace(e, voided_by=entry.seq) if e.seq == target else e for e in new_log]
-        new_log.append(entry)
-        try:
-            after = fold_appended(state, entry) if state is not None else None
-            if after is None:
-                after = initial_state(setup)
-                for step in engine.replay_steps(setup, new_log, keep_states=False):
-                    after = step.after
-        except engine.ReplayError as exc:
-            raise ValueError(f"entry {exc.seq} cannot be folded ({exc.cause})") from exc
-        except (KeyError, TypeError, InvalidEvent) as exc:
-            raise ValueError(f"entry {entry.seq} cannot be read ({exc})") from exc
+        new_log, after = _folded(setup, log, entry, state)
         public = {**entry.public(), "struck": False}
         if stored is not None:
             if stored.get("match") != match_id or stored.get("seq") != entry.seq or stored.get("event") != feed_entry(public):
@@ -476,6 +627,32 @@ def _with_duplicates(state: dict[str, Any], log: list[LogEntry]) -> dict[str, An
     if "legal" in state:
         state["legal"]["duplicates"] = duplicate_windows(log)
     return state
+
+
+def _folded(
+    setup: MatchSetup, log: list[LogEntry], entry: LogEntry, state: MatchState | None
+) -> tuple[list[LogEntry], MatchState]:
+    """``log`` with ``entry`` appended as its writer stored it, and the state its stored rulings fold to (L2): a plain
+    entry folded alone onto ``state`` (``replay.fold_appended``), else the whole log. Raises ``ValueError`` when it
+    cannot be folded (no rulings, fields the rules cannot read)."""
+    if entry.rulings is None:
+        raise ValueError(f"entry {entry.seq} carries no rulings: a copy never decides a call again (L2)")
+    new_log = list(log)
+    if entry.type in ("void", "amend"):  # the mark its writer's store made on the target (as Store.append does)
+        target = entry.fields.get("target")
+        new_log = [_replace(e, voided_by=entry.seq) if e.seq == target else e for e in new_log]
+    new_log.append(entry)
+    try:
+        after = fold_appended(state, entry) if state is not None else None
+        if after is None:
+            after = initial_state(setup)
+            for step in engine.replay_steps(setup, new_log, keep_states=False):
+                after = step.after
+    except engine.ReplayError as exc:
+        raise ValueError(f"entry {exc.seq} cannot be folded ({exc.cause})") from exc
+    except (KeyError, TypeError, InvalidEvent) as exc:
+        raise ValueError(f"entry {entry.seq} cannot be read ({exc})") from exc
+    return new_log, after
 
 
 def _prefix(log: list[LogEntry], n: int) -> list[LogEntry]:

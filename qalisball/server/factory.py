@@ -195,6 +195,15 @@ def follow_the_journal(app: Flask, store: Store, live: MatchRoom) -> None:
 
     journal.follow("socketio", in_app(match_reader(live.broadcast)))
     journal.follow("competitions", in_app(match_reader(competitions.on_match_event)))
+    if store.shared:  # several server processes on one PostgreSQL database (D396–D398)
+        svc = live.svc
+
+        def before(row: Row) -> None:  # another process's row: the copies here take it before any reader does
+            svc.on_stored(row)
+            with app.app_context():
+                competitions.on_stored_elsewhere(row.kind, row.subject)
+
+        journal.listen_database(socketio.start_background_task, before, svc.on_notice)
     mode = app.config["JOURNAL_READERS"] or (
         "after_write" if app.testing and app.config["ASYNC_MODE"] == "threading" else "background"
     )

@@ -23,6 +23,7 @@ runs them with ``drain()`` once its write lock is let go. ``settled`` says when 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -44,6 +45,11 @@ WAIT_S = 5.0  # a background reader looks again at least this often (a missed wa
 log = logging.getLogger(__name__)
 
 Entry = tuple[str, str, dict[str, Any]]  # (kind, subject, body) as a writer gives it
+
+# PostgreSQL, several server processes on one database (D396, D397): the journal's cursors are taken under this
+# transaction-scoped advisory lock, and every commit of a row (or of a match made elsewhere) is NOTIFYed here.
+JOURNAL_LOCK_KEY = 0x51A115BA14
+CHANNEL = "qalisball_journal"
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,12 @@ def write(db: sqlite_utils.Database, entry: Entry, local: Any = None) -> Row:
     """
     kind, subject, body = entry
     if getattr(db, "engine", None) == "postgresql":  # the identity's sequence: never reused either (D390)
+        # Several writers (D396): cursors are taken one transaction at a time, the lock held to the commit, so a
+        # row is visible only once every row with a smaller cursor is committed or will never be (rolled back):
+        # a reader reading after its cursor never misses one. The other processes are told at the commit (D397).
+        db.execute("SELECT pg_advisory_xact_lock(?)", [JOURNAL_LOCK_KEY])
         cursor = int(db.execute("SELECT nextval(pg_get_serial_sequence('journal', 'cursor'))").fetchone()[0])
+        db.execute("SELECT pg_notify(?, ?)", [CHANNEL, str(cursor)])
     else:
         last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'journal'").fetchone()
         cursor = int(last[0] if last else 0) + 1
@@ -98,6 +109,11 @@ class Journal:
         self.readers: list[Reader] = []
         self._spawn: Callable[[Callable[[], None]], Any] | None = None  # None: readers run in the writer's thread
         self.closed = False
+        self._listened = 0  # the listener's cursor (``listen_database``, D397)
+        self._listening = threading.Lock()  # one catch-up at a time
+        self._mine: set[int] = set()
+        self._reader_guard = threading.Lock()  # cursors this process wrote that the listener has not read back yet
+        self.listening = False  # the listener's LISTEN is in place (tests wait for it)
         with self._lock:
             found = conn.execute("SELECT max(cursor) FROM journal").fetchone()
         self._head = int(found[0] or 0) if found else 0
@@ -123,7 +139,9 @@ class Journal:
         gap = self._query(self._head, row.cursor - self._head - 1) if row.cursor > self._head + 1 else []
         with self._cond:
             for kept in [*gap, row]:
-                if kept.cursor == self._head + 1:
+                # In cursor order. On PostgreSQL a cursor of a transaction that rolled back is never used (a sequence
+                # does not roll back): what the gap's read did not find will never be there (journal.write's lock).
+                if kept.cursor > self._head and (kept.cursor == self._head + 1 or engine.is_postgres(self.path)):
                     self._tail.append(kept)
                     self._head = kept.cursor
             self._cond.notify_all()
@@ -182,7 +200,11 @@ class Journal:
             tail = self._tail
             first = tail[0].cursor if tail else self._head + 1
             newer = self._head - cursor
-            recent = list(islice(reversed(tail), newer)) if cursor + 1 >= first and newer > 0 else None
+            recent = None
+            if cursor + 1 >= first and newer > 0:
+                recent = list(islice(reversed(tail), newer))
+                if recent and recent[-1].cursor <= cursor:  # cursors a rolled-back PostgreSQL write never used (D396)
+                    recent = [r for r in recent if r.cursor > cursor]
             if recent is None and cursor + 1 >= first:
                 return []  # nothing newer
         if recent is None:
@@ -218,22 +240,104 @@ class Journal:
             with self._lock:
                 rows = self._conn.execute(sql, [cursor, n]).fetchall()
         else:
-            if self._reader is None:
-                if engine.is_postgres(self.path):
-                    self._reader = engine.connect(self.path, readonly=True)
-                else:
-                    self._reader = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            with self._reader_guard:  # never a connection made once the store closes (a reader or the listener woken then)
+                if self.closed:
+                    return []
+                if self._reader is None:
+                    if engine.is_postgres(self.path):
+                        self._reader = engine.connect(self.path, readonly=True)
+                    else:
+                        self._reader = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                reader = self._reader
             if engine.is_postgres(self.path):
                 sql = engine.translate(sql)
-            rows = self._reader.execute(sql, [cursor, n]).fetchall()
+            rows = reader.execute(sql, [cursor, n]).fetchall()
         return [Row(int(c), str(k), str(s), str(b)) for c, k, s, b in rows]
 
+    # -- several processes on one PostgreSQL database (D397) -------------------------------------------
+
+    def listen_database(
+        self,
+        spawn: Callable[[Callable[[], None]], Any],
+        before: Callable[[Row], None],
+        notice: Callable[[str], None],
+    ) -> None:
+        """PostgreSQL with several server processes (D397): a listener (its own greenlet or thread, ``spawn``, on a
+        connection of its own) LISTENs for the other processes' commits. Each NOTIFY only says "look": the journal
+        stays the source of truth, read from the listener's cursor, so a lost or merged notification loses nothing
+        (it also looks every ``WAIT_S``). Each row is handed to ``before`` (the match's copy in memory folds the
+        stored entries, D396) and only then to this process's readers (``committed``: the broadcast, the views), in
+        cursor order; ``notice`` gets what is not in the journal (``match <id>``: made, or a token issued again)."""
+        self._listened = self._head
+        spawn(lambda: self._listen(before, notice))
+
+    def _listen(self, before: Callable[[Row], None], notice: Callable[[str], None]) -> None:
+        conn: Any = None
+        while not self.closed:
+            try:
+                if conn is None:
+                    conn = engine.connect(self.path)
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.listening = True
+                heard = [n.payload for n in conn.notifies(timeout=WAIT_S, stop_after=1)]
+                if self.closed:
+                    break
+                for payload in heard:
+                    if not payload.isdigit():
+                        notice(payload)
+                self.catch_up(before)
+            except Exception:  # the database went away (a restart, a network cut): connect again a little later
+                if self.closed:
+                    break
+                log.exception("the journal's listener lost PostgreSQL: it listens again in %s s", WAIT_S)
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        conn.close()
+                conn = None
+                self.listening = False
+                threading.Event().wait(WAIT_S)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def mine(self, cursor: int) -> None:
+        """A cursor this process writes (inside its transaction): the listener hands it to no ``before`` (D397)."""
+        if engine.is_postgres(self.path):
+            self._mine.add(cursor)
+
+    def catch_up(self, before: Callable[[Row], None]) -> int:
+        """Hand over every row committed after the listener's cursor (the other processes' and, read back, ours):
+        ``before`` each, then this process's readers; how many."""
+        done = foreign = 0
+        with self._listening:
+            while True:
+                rows = self._query(self._listened, BATCH)
+                if not rows:
+                    break
+                for row in rows:
+                    try:  # another process's row, also one a local write's gap already handed over
+                        if row.cursor in self._mine:
+                            self._mine.discard(row.cursor)
+                        else:
+                            foreign += 1
+                            before(row)
+                    except Exception:  # logged; the readers still get the row, the next submit catches up
+                        what = (row.cursor, row.kind, row.subject)
+                        log.exception("the journal's listener could not apply cursor %d (%s %s)", *what)
+                    self.committed(row)
+                    self._listened = row.cursor
+                    done += 1
+        if foreign:  # readers in the writer's thread (the tests' threading mode): another process's rows here
+            self.drain()
+        return done
+
     def close(self) -> None:
-        self.closed = True
+        with self._reader_guard:
+            self.closed = True
+            reader, self._reader = self._reader, None
         self.wake()  # the background readers stop
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        if reader is not None:
+            reader.close()
 
 
 class Reader:

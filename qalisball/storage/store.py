@@ -250,6 +250,8 @@ def _all_sealed(db: sqlite_utils.Database, only: Iterable[str] | None = None) ->
 
 def _append_ledger(db: sqlite_utils.Database, action: str, changes: list[dict[str, Any]]) -> tuple[int, str]:
     """Append one change to the records ledger (inside the caller's transaction); its (seq, hash)."""
+    if getattr(db, "engine", None) == "postgresql":  # several writers (D396): one change of the ledger at a time
+        db.execute("SELECT pg_advisory_xact_lock(?)", [LEDGER_LOCK_KEY])
     last = db.execute(f"SELECT seq, hash FROM [{LEDGER}] ORDER BY seq DESC LIMIT 1").fetchone()
     seq, prev = (int(last[0]) + 1, str(last[1])) if last else (1, integrity.RECORDS_GENESIS)
     at = _utc_now_iso()
@@ -320,8 +322,11 @@ class Store:
         if self.path != ":memory:" and not readonly and not self.postgres:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._locked = False
+        # Several server processes write one PostgreSQL database at once (issue 32 item 2, D396): a match's appends
+        # are ordered by a lock per match in the database, the journal's cursors by one lock held to the commit.
+        self.shared = self.postgres and not readonly
         if not readonly:
-            acquire_writer(self.path)  # one server process writes a database (D148): DatabaseInUse otherwise
+            acquire_writer(self.path)  # SQLite: one server process writes a database (D148): DatabaseInUse otherwise
             self._locked = True
         # SQLite's shared-memory index, mapped into this process: see ``check_shared_memory``.
         self._shm = None if self.path == ":memory:" or self.path.startswith("file:") or self.postgres else self.path + "-shm"
@@ -456,10 +461,20 @@ class Store:
         from gevent.threadpool import ThreadPool
 
         pool = ThreadPool(1)
+        here = threading.local()  # set on the write thread: a read asked from inside a write runs where it is
+
+        def on_thread(fn: Callable[[], Any]) -> Any:
+            here.writing = True
+            try:
+                return fn()
+            finally:
+                here.writing = False
 
         def run(fn: Callable[[], Any]) -> Any:
+            if getattr(here, "writing", False):
+                return fn()
             with writes_first():  # the write's thread gets the GIL at once, not after the loop's 5 ms (D240)
-                return pool.apply(fn)
+                return pool.apply(on_thread, (fn,))
 
         self._run = run
 
@@ -476,6 +491,19 @@ class Store:
             raise storage_error(exc) from exc
 
     def _migrate(self) -> None:
+        if not self.postgres:
+            self._migrate_all()
+            return
+        # Several processes may start at once on one PostgreSQL database (D396): one migrates, the others wait for
+        # it and then find every migration done (a session lock on this autocommit connection, let go at once).
+        self.db.execute("SELECT pg_advisory_lock(?)", [MIGRATE_LOCK_KEY])
+        try:
+            self.db._tables = None  # what another process created meanwhile
+            self._migrate_all()
+        finally:
+            self.db.execute("SELECT pg_advisory_unlock(?)", [MIGRATE_LOCK_KEY])
+
+    def _migrate_all(self) -> None:
         if "migrations" not in self.db.table_names():
             self.db["migrations"].create({"version": int, "applied_at": str}, pk="version")
         done = {row["version"] for row in self.db["migrations"].rows}
@@ -552,6 +580,7 @@ class Store:
             with self._transaction():
                 self._insert("matches", row)
                 sealed = self._seal("match_created", [("matches", (match_id,))])
+                self.notify(f"match {match_id}")  # the other processes load it (D397)
             self.acks.append(match_id, 0, genesis)
             self._acknowledge_records(sealed)
 
@@ -566,6 +595,7 @@ class Store:
             hashes = json.loads(row[0])
             hashes[role] = token_hash
             self.db.execute("UPDATE matches SET tokens = ? WHERE id = ?", [json.dumps(hashes), match_id])
+            self.notify(f"match {match_id}")  # the old token stops working in every process (D397)
             return [("matches", (match_id,))]
 
         self.write_records("token_issued", change)
@@ -590,7 +620,11 @@ class Store:
 
     def _journal(self, entry: journal.Entry | None, local: Any = None) -> journal.Row | None:
         """Inside a write transaction: the journal's row of ``entry`` (none without a journal or an entry)."""
-        return journal.write(self.db, entry, local) if entry is not None and self.journal is not None else None
+        if entry is None or self.journal is None:
+            return None
+        row = journal.write(self.db, entry, local)
+        self.journal.mine(row.cursor)  # before the commit: the listener never takes it for another process's (D397)
+        return row
 
     def _committed(self, row: journal.Row | None) -> None:
         """After the commit, outside the write: the journal's readers follow (journal.py)."""
@@ -651,6 +685,72 @@ class Store:
         ``also``: a feature's own rows of the event (a league's copy, its cursor), written in the same transaction
         with the chained entry: raising there stores nothing.
         """
+
+        def write() -> tuple[LogEntry, journal.Row | None]:
+            with self._transaction():
+                self.lock_match(entry.match_id)  # several writers (D396): the head read here is the match's last row
+                chained = self._append_row(entry)
+                if also is not None:
+                    also(self.db, chained)
+                written = self._journal(message, local)
+            self.acks.append(entry.match_id, entry.seq, str(chained.hash), chained.seal)  # synced before the API answers
+            return chained, written
+
+        result, written = self._write(write)
+        self._committed(written)
+        return result  # type: ignore[no-any-return]
+
+    def append_decided(
+        self,
+        match_id: str,
+        known_seq: int,
+        decide: Callable[[list[LogEntry]], tuple[LogEntry, journal.Entry | None, Any] | None],
+    ) -> LogEntry | None:
+        """Several writers of one PostgreSQL database (D396): in one transaction, take the match's lock, hand
+        ``decide`` every row of the match after ``known_seq`` (what other processes stored since this one's copy
+        was brought up to date: it folds them first, so a stale copy never decides), then commit what it decided.
+
+        ``decide`` answers ``(entry, message, local)`` to store (``entry.seq`` the one after the newest row), or None
+        to store nothing (a repeated key, M4's duplicate, a dry run); what it raises stores nothing either. Under the
+        lock no other process appends to the match, so seqs follow one another without gap or duplicate."""
+
+        def write() -> tuple[LogEntry | None, journal.Row | None]:
+            with self._transaction():
+                self.lock_match(match_id)
+                decided = decide(self.events_after(match_id, known_seq))
+                if decided is None:
+                    return None, None
+                entry, message, local = decided
+                chained = self._append_row(entry)
+                written = self._journal(message, local)
+            self.acks.append(entry.match_id, entry.seq, str(chained.hash), chained.seal)
+            return chained, written
+
+        result, written = self._write(write)
+        self._committed(written)
+        return result  # type: ignore[no-any-return]
+
+    def lock_match(self, match_id: str) -> None:
+        """Inside a write transaction on PostgreSQL: the match's lock, held to the commit (D396); SQLite's own write
+        lock (BEGIN IMMEDIATE, one writer process: D148) already orders everything."""
+        if self.postgres:
+            self.db.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [MATCH_LOCK_SPACE, match_id])
+
+    def events_after(self, match_id: str, seq: int) -> list[LogEntry]:
+        """The rows of ``match_id`` after ``seq``, in order (a copy catching up: what other processes stored)."""
+        rows = self.db.query("SELECT * FROM events WHERE match_id = ? AND seq > ? ORDER BY seq", [match_id, seq])
+        return [_entry(r) for r in rows]
+
+    def read(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (reads of the store's connection) where the writes run: never inside another greenlet's write
+        transaction on the one connection (D396)."""
+        try:
+            return self._run(fn)
+        except engine.Error as exc:
+            raise storage_error(exc) from exc
+
+    def _append_row(self, entry: LogEntry) -> LogEntry:
+        """Inside a write transaction: ``entry``'s row chained to the match's head (and a void's mark), as stored."""
         row = {
             "match_id": entry.match_id,
             "seq": entry.seq,
@@ -667,29 +767,24 @@ class Store:
         }
         if entry.rulings is not None and self._rulings:  # the column of migration 28 (match/tables.py)
             row["rulings"] = entry.rulings_json
+        prev, prev_seal = self._head(entry.match_id)
+        chained = replace(entry, prev_hash=prev, hash=integrity.row_hash(entry, prev))
+        chained = replace(chained, seal=integrity.seal_hash(prev_seal, chained))
+        self._insert("events", {**row, "prev_hash": chained.prev_hash, "hash": chained.hash, "seal": chained.seal})
+        if entry.type in ("void", "amend"):  # the voided or replaced event (D8, M3)
+            # The rules have checked the target may be voided or replaced (corrections.check_correction); it may
+            # already carry an amend that was itself voided (D34): the latest mark wins.
+            self.db.execute(
+                "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ?",
+                [entry.seq, entry.match_id, entry.fields["target"]],
+            )
+        return chained
 
-        def write() -> tuple[LogEntry, journal.Row | None]:
-            with self._transaction():
-                prev, prev_seal = self._head(entry.match_id)
-                chained = replace(entry, prev_hash=prev, hash=integrity.row_hash(entry, prev))
-                chained = replace(chained, seal=integrity.seal_hash(prev_seal, chained))
-                self._insert("events", {**row, "prev_hash": chained.prev_hash, "hash": chained.hash, "seal": chained.seal})
-                if entry.type in ("void", "amend"):  # the voided or replaced event (D8, M3)
-                    # The rules have checked the target may be voided or replaced (corrections.check_correction);
-                    # it may already carry an amend that was itself voided (D34): the latest mark wins.
-                    self.db.execute(
-                        "UPDATE events SET voided_by = ? WHERE match_id = ? AND seq = ?",
-                        [entry.seq, entry.match_id, entry.fields["target"]],
-                    )
-                if also is not None:
-                    also(self.db, chained)
-                written = self._journal(message, local)
-            self.acks.append(entry.match_id, entry.seq, str(chained.hash), chained.seal)  # synced before the API answers
-            return chained, written
-
-        result, written = self._write(write)
-        self._committed(written)
-        return result  # type: ignore[no-any-return]
+    def notify(self, what: str) -> None:
+        """Inside a write transaction on PostgreSQL: tell the other processes, at the commit, that ``what`` changed
+        outside the journal (``match <id>``: a match made, a role's token issued again; D397)."""
+        if self.postgres:
+            self.db.execute("SELECT pg_notify(?, ?)", [journal.CHANNEL, what])
 
     def _head(self, match_id: str) -> tuple[str, str]:
         """The hash and the seal the next row of ``match_id`` chains to: its last row's, or the genesis hash."""
@@ -830,10 +925,14 @@ def release_writer(db_path: str) -> None:
             os.close(held[0])  # closing the descriptor releases the lock
 
 
-# On PostgreSQL the writer lock is a session-level advisory lock on a connection of its own, held while the store is
-# open (D391): PostgreSQL lets it go when that session ends, however the process ends (kill -9 included). Until
-# several writers take calls for one match (issue 32 item 2, not built), a second server on the database is refused.
+# On PostgreSQL every server process holds a *shared* session-level advisory lock on a connection of its own while
+# its store is open (D396, superseding D391's exclusive one): several servers serve one database at once, and
+# ``pg_locks`` names them all; PostgreSQL lets it go when that session ends, however the process ends (kill -9
+# included). What orders their writes is the per-match lock and the journal's lock (``lock_match``, journal.write).
 WRITER_LOCK_KEY = 0x51A115BA11  # "qalisball": one number, per database (advisory locks are per database)
+MIGRATE_LOCK_KEY = 0x51A115BA12  # one process migrates at a time (Store._migrate)
+LEDGER_LOCK_KEY = 0x51A115BA13  # one change of the records ledger at a time (_append_ledger)
+MATCH_LOCK_SPACE = 0x51A1  # pg_advisory_xact_lock(space, hashtext(match id)): one match's appends at a time
 _HELD_PG: dict[str, list[Any]] = {}  # url -> [connection holding the lock, how many stores use it]
 
 
@@ -844,22 +943,9 @@ def _acquire_pg_writer(url: str) -> None:
             return
         try:
             conn = engine.connect(url)
-            got = conn.execute("SELECT pg_try_advisory_lock(%s)", [WRITER_LOCK_KEY]).fetchone()[0]
+            conn.execute("SELECT pg_advisory_lock_shared(%s)", [WRITER_LOCK_KEY])
         except engine.Error as exc:
             raise DatabaseUnavailable(f"the database {engine.redacted(url)} cannot be reached: {exc}") from exc
-        if not got:
-            holder = conn.execute(
-                "SELECT a.pid, a.client_addr, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
-                "(SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1"
-            ).fetchone()
-            conn.close()
-            who = f"PostgreSQL backend {holder[0]} of {holder[1] or 'a local client'}" if holder else "another session"
-            raise DatabaseInUse(
-                f"the database {engine.redacted(url)} is already served by another server process ({who}): several "
-                "server processes on one PostgreSQL database are not supported yet (each would number a match's "
-                "events on its own); stop it first, or use another database"
-            )
         _HELD_PG[url] = [conn, 1]
 
 

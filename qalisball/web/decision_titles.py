@@ -232,12 +232,19 @@ DECISION_TITLES: dict[str, str] = {
     "D298": Np_("rule book", "The what-if's actual match is the match as it was ruled"),
     "D363": Np_("rule book", "A feed stream that has caught up is written by one hub, each message encoded once"),
     "D390": Np_("rule book", "PostgreSQL through a thin layer of our own, not SQLAlchemy Core; SQLite stays on sqlite-utils"),
-    "D391": Np_(
-        "rule book",
-        "On PostgreSQL one server process serves a database, held by an advisory lock, until several writers are built",
-    ),
+    "D391": Np_("rule book", "Superseded by D396: on PostgreSQL one server process served a database, held by an advisory lock"),
     "D392": Np_("rule book", "A PostgreSQL database's acknowledgement journal is kept by the app"),
     "D393": Np_("rule book", "PostgreSQL is backed up and restored with its own tools"),
+    "D396": Np_(
+        "rule book",
+        "Several server processes write one PostgreSQL database: a lock per match, the copy caught up before it decides",
+    ),
+    "D397": Np_(
+        "rule book", "Every process follows the others through LISTEN/NOTIFY: the notification says look, the journal says what"
+    ),
+    "D398": Np_(
+        "rule book", "What several processes keep in step: matches and competitions, not the venue's screens nor training"
+    ),
     "D375": Np_("rule book", "A league fixture is given to a venue at the central, which then makes no match of it itself"),
     "D376": Np_(
         "rule book",
