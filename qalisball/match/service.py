@@ -335,10 +335,12 @@ class MatchService:
         made inside the append's transaction under the match's lock, on the copy brought up to date first with what
         the other processes stored (their rulings folded, never decided again): a stale copy never decides, and the
         idempotency keys, ``expected_seq`` and M4 see every process's calls."""
+        self._refuse_if_damaged(m)  # before anything is folded: a damaged match's rows past its proven prefix are never adopted
         with self._lock:
             outcome: list[Accepted | _Decided] = []
 
             def decide(newer: list[LogEntry]) -> tuple[LogEntry, Any, Any] | None:
+                self._refuse_if_damaged(m)
                 self._fold_stored(m, newer)
                 assert m.state is not None
                 engine.check_references(m.state, parsed.event)  # API.md's order, on the copy brought up to date
